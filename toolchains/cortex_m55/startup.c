@@ -1,0 +1,100 @@
+// Bare-metal startup for the Cortex-M55 on the MPS3 AN547 board (qemu-system-arm).
+//
+// The vector table and reset handler are ours rather than newlib's rdimon _start, which
+// asks semihosting for a stack pointer and does not work on this board (FINDINGS.md).
+// The reset handler zeroes .bss, enables the FPU and MVE, sets up newlib's semihosting
+// handles and static constructors, reads the command line from the host through
+// semihosting, and exits with main()'s status: qemu, run with semihosting, exits
+// with that status, so a test's pass/fail reaches the host test runner.
+// A fault handler reports the fault and exits non-zero rather than spinning.
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern uint32_t __bss_start__[];
+extern uint32_t __bss_end__[];
+extern uint32_t __stack_top[];
+
+extern void initialise_monitor_handles(void);
+extern void __libc_init_array(void);
+extern int main(int argc, char** argv);
+
+// Exit status of a program stopped by a CPU fault (as a shell reports SIGSEGV).
+#define FAULT_EXIT_STATUS 139
+
+enum { kSysGetCmdline = 0x15 };
+
+// One semihosting call (the Arm "bkpt 0xAB" convention for M-profile cores).
+static int semihosting_call(int operation, void* argument) {
+  register int r0 __asm__("r0") = operation;
+  register void* r1 __asm__("r1") = argument;
+  __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
+  return r0;
+}
+
+#define MAX_ARGS 32
+static char command_line[1024];
+static char* argv_storage[MAX_ARGS + 1];
+
+// Splits the host-supplied command line (program name first) on spaces.
+static int read_command_line(char*** argv) {
+  struct {
+    char* buffer;
+    int length;
+  } block = {command_line, sizeof(command_line) - 1};
+  int argc = 0;
+  if (semihosting_call(kSysGetCmdline, &block) == 0) {
+    command_line[block.length] = '\0';
+    for (char* token = strtok(command_line, " "); token != NULL && argc < MAX_ARGS;
+         token = strtok(NULL, " ")) {
+      argv_storage[argc++] = token;
+    }
+  }
+  if (argc == 0) argv_storage[argc++] = "program";
+  argv_storage[argc] = NULL;
+  *argv = argv_storage;
+  return argc;
+}
+
+void Reset_Handler(void) {
+  for (uint32_t* word = __bss_start__; word < __bss_end__; ++word) *word = 0;
+  // CPACR: full access to coprocessors 10 and 11 (FPU and MVE).
+  volatile uint32_t* cpacr = (volatile uint32_t*)0xE000ED88u;
+  *cpacr |= 0xFu << 20;
+  __asm__ volatile("dsb\n isb" ::: "memory");
+  initialise_monitor_handles();
+  __libc_init_array();
+  char** argv;
+  int argc = read_command_line(&argv);
+  exit(main(argc, argv));
+}
+
+static void Fault_Handler(void) {
+  uint32_t cfsr = *(volatile uint32_t*)0xE000ED28u;
+  fprintf(stderr, "cortex_m55: CPU fault (CFSR=0x%08lx); stopping\n", (unsigned long)cfsr);
+  _exit(FAULT_EXIT_STATUS);
+}
+
+typedef void (*Handler)(void);
+
+// Initial stack pointer, then the 15 system exception handlers. Interrupts are not
+// used, so no external interrupt vectors follow.
+__attribute__((section(".vectors"), used)) static const Handler vectors[16] = {
+    (Handler)__stack_top,  // initial SP
+    Reset_Handler,
+    Fault_Handler,  // NMI
+    Fault_Handler,  // HardFault
+    Fault_Handler,  // MemManage
+    Fault_Handler,  // BusFault
+    Fault_Handler,  // UsageFault
+    Fault_Handler,  // SecureFault
+    0, 0, 0,
+    Fault_Handler,  // SVCall
+    Fault_Handler,  // DebugMonitor
+    0,
+    Fault_Handler,  // PendSV
+    Fault_Handler,  // SysTick
+};

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs a program built for another target under that target's emulator and exits with
+# the program's own exit status, so a test passes exactly when the program succeeds.
+#
+#   run_on_target.sh <target> <program> [args...]
+#
+# Targets:
+#   aarch64     qemu-aarch64 (user mode) with Debian's aarch64 sysroot as the root for
+#               the dynamic loader and libc; the program's own shared libraries come
+#               from its rpath.
+#   cortex_m55  qemu-system-arm -M mps3-an547 with semihosting: the program's argv is
+#               passed through semihosting and its exit() status becomes qemu's.
+#
+# The run is bounded: PTEFORGE_TARGET_TIMEOUT seconds if set, otherwise a little less
+# than Bazel's own test timeout (TEST_TIMEOUT), so a hang is reported here, by name,
+# as a failure. A crash (signal, CPU fault) is a non-zero status too.
+set -uo pipefail
+
+if [[ $# -lt 2 ]]; then
+  echo "usage: $0 <aarch64|cortex_m55> <program> [args...]" >&2
+  exit 2
+fi
+target="$1"
+program="$2"
+shift 2
+
+if [[ ! -x "$program" ]]; then
+  echo "run_on_target: $program is not an executable file" >&2
+  exit 2
+fi
+
+case "$target" in
+  aarch64)
+    command=(qemu-aarch64 -L /usr/aarch64-linux-gnu "$program" "$@")
+    ;;
+  cortex_m55)
+    # The semihosting command line is the program name followed by its arguments.
+    semihosting="enable=on,target=native,arg=$(basename "$program")"
+    for arg in "$@"; do
+      if [[ "$arg" == *[,\ ]* ]]; then
+        echo "run_on_target: cortex_m55 arguments cannot contain commas or spaces: '$arg'" >&2
+        exit 2
+      fi
+      semihosting+=",arg=$arg"
+    done
+    command=(qemu-system-arm -M mps3-an547 -m 2G -nographic -monitor none
+             -semihosting-config "$semihosting" -kernel "$program")
+    ;;
+  *)
+    echo "run_on_target: unknown target '$target' (expected aarch64 or cortex_m55)" >&2
+    exit 2
+    ;;
+esac
+
+timeout_s="${PTEFORGE_TARGET_TIMEOUT:-$(( ${TEST_TIMEOUT:-300} > 20 ? ${TEST_TIMEOUT:-300} - 10 : ${TEST_TIMEOUT:-300} ))}"
+
+echo "run_on_target: [$target] ${command[*]}" >&2
+timeout --kill-after=5 "$timeout_s" "${command[@]}"
+status=$?
+if [[ $status -eq 124 || $status -eq 137 ]]; then
+  echo "run_on_target: [$target] FAILED: no exit after ${timeout_s} s (hang?); stopped" >&2
+  exit 124
+elif [[ $status -gt 128 && $status -le 192 ]]; then
+  echo "run_on_target: [$target] FAILED: killed by signal $((status - 128)) (crash)" >&2
+elif [[ $status -ne 0 ]]; then
+  echo "run_on_target: [$target] FAILED: exit status $status" >&2
+else
+  echo "run_on_target: [$target] passed" >&2
+fi
+exit "$status"
