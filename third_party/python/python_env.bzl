@@ -16,6 +16,9 @@ py_runtime(
     name = "py3_runtime",
     interpreter_path = "{interpreter}",
     python_version = "PY3",
+    # The py_binary launcher itself runs on the venv's interpreter too, so it works in
+    # actions whose environment has no `python` on PATH.
+    stub_shebang = "#!{interpreter}",
 )
 
 py_runtime_pair(

@@ -1,0 +1,160 @@
+"""Traces one method of a module with torch.export, and explains its failures.
+
+torch.export only traces `forward`, so a method is captured by pointing the module's
+`forward` at it for the duration of the trace. Parameter and buffer names are then the
+module's own fully-qualified names in every method, which is what lets ExecuTorch's
+memory planner give a buffer the same place in all of them (FINDINGS.md: names must
+match exactly).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import types
+from typing import Any, Callable
+
+import torch
+from torch.export.graph_signature import InputKind, OutputKind
+
+from pteforge.errors import ExportError
+
+
+@dataclasses.dataclass(frozen=True)
+class CapturedMethod:
+    """A method traced to an ExportedProgram, with the buffers it touches.
+
+    Attributes:
+      name: the method's name.
+      program: the torch.export result.
+      reads: fully-qualified names of the buffers the method uses (read or written).
+      writes: the buffers it mutates.
+    """
+
+    name: str
+    program: torch.export.ExportedProgram
+    reads: frozenset[str]
+    writes: frozenset[str]
+
+
+def capture(
+    module: torch.nn.Module,
+    name: str,
+    function: Callable[..., Any],
+    example_args: tuple[Any, ...],
+    dynamic_shapes: Any = None,
+) -> CapturedMethod:
+    """Traces `function` (called with `module` as self) into an ExportedProgram.
+
+    Args:
+      module: the module owning the state; its `forward` is swapped for the trace and
+        restored afterwards.
+      name: the method's name, for messages.
+      function: an unbound function taking the module as its first argument.
+      example_args: example inputs.
+      dynamic_shapes: torch.export dynamic_shapes for the inputs.
+
+    Returns:
+      The captured method.
+
+    Raises:
+      ExportError: the method cannot be exported; the message says why and what to do.
+    """
+    had_own_forward = "forward" in module.__dict__
+    own_forward = module.__dict__.get("forward")
+    module.forward = types.MethodType(function, module)
+    try:
+        # strict=True: non-strict tracing was seen failing later in to_edge (FINDINGS.md).
+        program = torch.export.export(
+            module, example_args, dynamic_shapes=dynamic_shapes, strict=True
+        )
+    except Exception as error:  # torch raises many types; each becomes an ExportError.
+        raise _explain(name, error) from error
+    finally:
+        if had_own_forward:
+            module.forward = own_forward
+        else:
+            del module.forward
+    # torch.export returns in-place buffer updates as in-place ops; functionalizing (no
+    # decompositions yet: the backend chooses those) turns them into BUFFER_MUTATION
+    # outputs, which is how the state each method writes is known.
+    program = program.run_decompositions({})
+    signature = program.graph_signature
+    reads = {
+        spec.target for spec in signature.input_specs if spec.kind == InputKind.BUFFER
+    }
+    writes = {
+        spec.target
+        for spec in signature.output_specs
+        if spec.kind == OutputKind.BUFFER_MUTATION
+    }
+    return CapturedMethod(name, program, frozenset(reads | writes), frozenset(writes))
+
+
+_SPECIALIZED = re.compile(r"You marked (\w+) as dynamic but your code specialized it to be a constant \((\d+)\)")
+_GUARD = re.compile(r"Not all values of (\w+) = .* satisfy the generated guard (.*?)\.?$", re.MULTILINE)
+
+
+def _explain(method: str, error: Exception) -> ExportError:
+    """Turns a torch.export failure into an ExportError that says what to change."""
+    text = str(error)
+    first_line = text.strip().splitlines()[0] if text.strip() else type(error).__name__
+    if "Data-dependent branching" in text or "data-dependent" in text.lower() and "branch" in text.lower():
+        where = _user_code_location(text)
+        return ExportError(
+            "data-dependent control flow" + (f" at {where}" if where else "") + ". "
+            "A method is one fixed graph, so a branch on tensor values cannot be exported. "
+            "Split the branches into separate methods (e.g. one per case) and let the caller "
+            "choose between them, or express the choice with torch.where / torch.cond.",
+            method=method,
+        )
+    match = _SPECIALIZED.search(text)
+    if match:
+        dim, size = match.group(1), int(match.group(2))
+        if size == 1:
+            hint = (
+                "An example size of 1 always makes torch.export treat that dimension as "
+                "the constant 1. Give an example of size 2 or more for it."
+            )
+        else:
+            hint = (
+                f"The method's code only works for size {size}, for instance a slice write "
+                f"`buffer[:, :n] = x` where n can reach the buffer's full size {size}. "
+                "Write with index_copy_ (buffer.index_copy_(dim, torch.arange(n), x)) "
+                f"or give an example size below {size}."
+            )
+        return ExportError(
+            f"dynamic dimension '{dim}' was specialized to the constant {size}. {hint}",
+            method=method,
+        )
+    match = _GUARD.search(text)
+    if match:
+        dim, guard = match.group(1), match.group(2).strip()
+        return ExportError(
+            f"dynamic dimension '{dim}' cannot take every value up to its maximum: the "
+            f"traced code requires `{guard}`. This happens with a dynamic-size slice write "
+            "into a buffer up to the buffer's full size (`buffer[:, :n] = x`, FINDINGS.md). "
+            "Write with index_copy_ (buffer.index_copy_(dim, torch.arange(n), x)), which "
+            "works up to the full size, or lower the Dim's max below the buffer's size.",
+            method=method,
+        )
+    if "GuardOnDataDependentSymNode" in type(error).__name__ or "data dependent" in text.lower():
+        return ExportError(
+            "a shape or branch depends on tensor values (e.g. `.item()` used as a size). "
+            "Pass such values as separate methods or fixed sizes. torch.export said: "
+            + first_line,
+            method=method,
+        )
+    return ExportError(
+        f"torch.export failed ({type(error).__name__}): {first_line}", method=method
+    )
+
+
+def _user_code_location(text: str) -> str | None:
+    """The innermost 'File "...", line N' of user code in a dynamo message, if any."""
+    locations = re.findall(r'File "([^"]+)", line (\d+)', text)
+    user = [(f, l) for f, l in locations if "/torch/" not in f and "site-packages" not in f]
+    if not user:
+        return None
+    path, line = user[-1]
+    return f"{path}:{line}"

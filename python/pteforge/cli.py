@@ -1,0 +1,131 @@
+"""Command line for the exporter: flags, factory loading, output.
+
+    python -m pteforge.export --model=models.stateful:make_exporter --out=stateful.pte \\
+        [--backend=xnnpack] [--report=stateful.report.json] [--model_args=key=value ...]
+
+The factory is a function returning a configured MultiMethodExporter; --model_args
+become its keyword arguments (as strings). Exit status: 0 on success, 1 when the export
+fails (the message says what and how to fix it), 2 for bad flags.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+import traceback
+import warnings
+from typing import Callable
+
+from absl import flags
+
+from pteforge.spec import BACKENDS
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("model", None, "Factory returning a MultiMethodExporter, as package.module:function.")
+flags.DEFINE_string("out", None, "Path of the .pte to write.")
+flags.DEFINE_enum("backend", "portable", list(BACKENDS), "Kernel backend for the program.")
+flags.DEFINE_string("report", None, "Path of the report JSON (default: <out without .pte>.report.json).")
+flags.DEFINE_multi_string("model_args", [], "key=value keyword arguments for the factory (strings).")
+
+
+class CommandError(Exception):
+    """A problem with the command line or the factory; exits with status 2."""
+
+
+def _quiet_dependencies() -> None:
+    """Keeps the output to pteforge's own progress: the libraries below are chatty."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("pteforge: %(message)s"))
+    ours = logging.getLogger("pteforge")
+    ours.addHandler(handler)
+    ours.setLevel(logging.INFO)
+    ours.propagate = False  # absl's root handler would prefix every line
+    # torchao warns that its CUDA kernels do not load on a CPU-only machine.
+    logging.getLogger("torchao").setLevel(logging.ERROR)
+    logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    # pteforge initializes mutated buffers itself (reset_state), so ExecuTorch's advice
+    # to run InitializedMutableBufferPass does not apply.
+    warnings.filterwarnings("ignore", message="Mutation on a buffer in the model is detected")
+
+
+def parse_model_args(pairs: list[str]) -> dict[str, str]:
+    """--model_args=key=value pairs as a dict."""
+    result = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise CommandError(f"--model_args={pair!r}: expected key=value with an identifier key")
+        if key in result:
+            raise CommandError(f"--model_args: '{key}' given twice")
+        result[key] = value
+    return result
+
+
+def load_factory(spec: str) -> Callable:
+    """Imports package.module:function and returns the function."""
+    module_name, sep, function_name = spec.partition(":")
+    if not sep or not module_name or not function_name:
+        raise CommandError(f"--model={spec!r}: expected package.module:function")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        raise CommandError(
+            f"--model={spec!r}: cannot import {module_name} ({error}). Is it on PYTHONPATH "
+            "(in Bazel: a deps entry of the pte_export target)?"
+        ) from error
+    factory = getattr(module, function_name, None)
+    if factory is None or not callable(factory):
+        available = sorted(name for name, value in vars(module).items() if callable(value) and not name.startswith("_"))
+        raise CommandError(
+            f"--model={spec!r}: {module_name} has no function '{function_name}'. "
+            f"Its functions are: {', '.join(available) or '(none)'}."
+        )
+    return factory
+
+
+def main(argv: list[str]) -> int:
+    """Runs one export; returns the exit status."""
+    from pteforge.errors import ExportError  # after flag parsing: imports torch
+    from pteforge.exporter import MultiMethodExporter
+
+    try:
+        if len(argv) > 1:
+            raise CommandError(f"unexpected arguments: {' '.join(argv[1:])} (all options are --flags)")
+        for name in ("model", "out"):
+            if not getattr(FLAGS, name):
+                raise CommandError(f"--{name} is required")
+        out_dir = os.path.dirname(os.path.abspath(FLAGS.out))
+        if not os.path.isdir(out_dir):
+            raise CommandError(f"--out={FLAGS.out}: the folder {out_dir} does not exist")
+        kwargs = parse_model_args(FLAGS.model_args)
+        _quiet_dependencies()
+        factory = load_factory(FLAGS.model)
+        try:
+            exporter = factory(**kwargs)
+        except ExportError:
+            raise
+        except Exception as error:
+            traceback.print_exc()
+            raise CommandError(f"--model={FLAGS.model}: the factory raised {type(error).__name__}: {error}") from error
+        if not isinstance(exporter, MultiMethodExporter):
+            raise CommandError(
+                f"--model={FLAGS.model}: the factory returned {type(exporter).__name__}, "
+                "not a MultiMethodExporter"
+            )
+        program = exporter.export(backend=FLAGS.backend)
+        replaced = os.path.exists(FLAGS.out)
+        pte_path, report_path = program.save(FLAGS.out, FLAGS.report)
+    except CommandError as error:
+        print(f"pteforge: error: {error}", file=sys.stderr)
+        return 2
+    except ExportError as error:
+        print(f"pteforge: export failed: {error}\n(no .pte was written)", file=sys.stderr)
+        return 1
+    print(program.summary())
+    total = sum(program.timings.values())
+    print(f"wrote {pte_path} and {report_path} in {total:.1f} s" + (" (replacing the previous .pte)" if replaced else ""))
+    return 0

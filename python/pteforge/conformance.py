@@ -1,0 +1,136 @@
+"""Verification (c): the program behaves like the eager module across a call sequence.
+
+The same calls run on a copy of the eager module and on the ExecuTorch runtime loaded
+from the produced bytes (every method loaded first, then reset_state, as pteforge's
+loaders do). After every call, every output and every state buffer must match within
+the tolerance. The first mismatch fails the export, naming the call and the value.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any, Sequence
+
+import torch
+import torch.utils._pytree as pytree
+
+from pteforge.errors import ExportError
+from pteforge.runtime import LoadedProgram
+from pteforge.spec import Call, Tolerance, clone_args
+from pteforge.state import StateBuffer, state_values
+
+
+@dataclasses.dataclass(frozen=True)
+class ConformanceResult:
+    """What the conformance check ran and how close the runtime came.
+
+    Attributes:
+      sequence: the methods called, in order.
+      values_compared: outputs and state buffers compared in all.
+      max_abs_error: the largest absolute difference seen.
+      tolerance: the tolerance applied.
+    """
+
+    sequence: tuple[str, ...]
+    values_compared: int
+    max_abs_error: float
+    tolerance: Tolerance
+
+
+class _Comparer:
+    def __init__(self, tolerance: Tolerance):
+        self.tolerance = tolerance
+        self.compared = 0
+        self.max_abs_error = 0.0
+
+    def check(self, want: Any, got: Any, what: str, method: str | None) -> None:
+        self.compared += 1
+        if isinstance(want, torch.Tensor):
+            if not isinstance(got, torch.Tensor):
+                raise ExportError(f"{what}: eager gives a tensor, the runtime {type(got).__name__}", method=method)
+            if want.shape != got.shape or want.dtype != got.dtype:
+                raise ExportError(
+                    f"{what}: eager gives {want.dtype} {list(want.shape)}, the runtime "
+                    f"{got.dtype} {list(got.shape)}",
+                    method=method,
+                )
+            if want.numel() == 0:
+                return
+            if want.is_floating_point():
+                error = (want.double() - got.double()).abs()
+                worst = float(error.max())
+                self.max_abs_error = max(self.max_abs_error, worst)
+                ok = torch.allclose(got, want, atol=self.tolerance.atol, rtol=self.tolerance.rtol, equal_nan=True)
+            else:
+                worst = float((want.double() - got.double()).abs().max()) if want.dtype != torch.bool else float((want != got).sum())
+                ok = torch.equal(want, got)
+            if not ok:
+                raise ExportError(
+                    f"{what} differs from eager PyTorch: max abs error {worst:.3g} "
+                    f"(atol={self.tolerance.atol}, rtol={self.tolerance.rtol})",
+                    method=method,
+                )
+        elif isinstance(want, (bool, int, float)):
+            if isinstance(got, torch.Tensor) and got.numel() == 1:
+                got = got.item()
+            if not isinstance(got, (bool, int, float)) or abs(float(want) - float(got)) > self.tolerance.atol + self.tolerance.rtol * abs(float(want)):
+                raise ExportError(f"{what}: eager gives {want!r}, the runtime {got!r}", method=method)
+        elif want is None:
+            return
+        else:
+            raise ExportError(f"{what}: cannot compare an output of type {type(want).__name__}", method=method)
+
+
+def check_conformance(
+    module: torch.nn.Module,
+    program: bytes,
+    state: Sequence[StateBuffer],
+    calls: Sequence[Call],
+    tolerance: Tolerance,
+) -> ConformanceResult:
+    """Runs `calls` on eager and on the runtime; raises ExportError at the first mismatch."""
+    eager = copy.deepcopy(module)
+    runtime = LoadedProgram(program)
+    comparer = _Comparer(tolerance)
+    _check_state(comparer, state_values(eager, state), runtime, "after loading (initial state)")
+    for index, call in enumerate(calls, start=1):
+        label = f"call {index} ({call.method})"
+        args = clone_args(call.args)
+        with torch.no_grad():
+            want = getattr(eager, call.method)(*args)
+        for position, (before, after) in enumerate(zip(call.args, args)):
+            if isinstance(before, torch.Tensor) and not torch.equal(before, after):
+                raise ExportError(
+                    f"the method changes its input {position} in place. An ExecuTorch method "
+                    "cannot write back to the caller's tensors; clone the input before "
+                    "changing it, or return the new value as an output.",
+                    method=call.method,
+                )
+        want_leaves = pytree.tree_leaves(want)
+        got = runtime.run(call.method, *clone_args(call.args))
+        if len(got) != len(want_leaves):
+            raise ExportError(
+                f"{label}: eager returns {len(want_leaves)} values, the runtime {len(got)}",
+                method=call.method,
+            )
+        for position, (w, g) in enumerate(zip(want_leaves, got)):
+            comparer.check(w, g, f"{label}: output {position}", call.method)
+        _check_state(comparer, state_values(eager, state), runtime, f"after {label}")
+    return ConformanceResult(
+        sequence=tuple(call.method for call in calls),
+        values_compared=comparer.compared,
+        max_abs_error=comparer.max_abs_error,
+        tolerance=tolerance,
+    )
+
+
+def _check_state(comparer: _Comparer, want: dict[str, torch.Tensor], runtime: LoadedProgram, when: str) -> None:
+    got = runtime.state()
+    for name, value in want.items():
+        if name not in got:
+            raise ExportError(f"{when}: the runtime program has no state buffer of this name", buffer=name)
+        try:
+            comparer.check(value, got[name], f"{when}: state", None)
+        except ExportError as error:
+            raise ExportError(str(error), buffer=name) from None

@@ -1,0 +1,55 @@
+"""Verification (c) fails on any divergence between the program and eager PyTorch."""
+
+import torch
+
+from pteforge import ExportError, Tolerance, testing
+from pteforge.conformance import check_conformance
+from pteforge.spec import Call
+from pteforge.testing_models import Cache, cache_exporter
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def exported():
+    return cache_exporter().export()
+
+
+def _state(program_module):
+    from pteforge import state as state_lib
+    return [state_lib.StateBuffer(n, n == "cache", getattr(program_module, n).clone(), ()) for n in ("cache", "calls")]
+
+
+def test_matching_module_passes(exported):
+    module = Cache().eval()
+    result = check_conformance(module, exported.data, _state(module), [Call("set", (torch.ones(2, 8),))], Tolerance())
+    assert result.sequence == ("set",) and result.values_compared == 1 + 2 + 2
+
+
+def test_different_weights_fail_on_the_output(exported):
+    module = Cache().eval()
+    with torch.no_grad():
+        module.weight.add_(0.01)
+    calls = [Call("accumulate", (torch.ones(4, 8),))]
+    with pytest.raises(ExportError, match=r"method 'accumulate': call 1 \(accumulate\): output 0 differs from eager PyTorch: max abs error"):
+        check_conformance(module, exported.data, _state(module), calls, Tolerance())
+
+
+def test_different_initial_state_fails_before_any_call(exported):
+    module = Cache(fill=0.25).eval()
+    with pytest.raises(ExportError, match=r"buffer 'cache': after loading \(initial state\): state differs"):
+        check_conformance(module, exported.data, _state(module), [], Tolerance())
+
+
+def test_tolerance_is_applied(exported):
+    module = Cache().eval()
+    with torch.no_grad():
+        module.weight.add_(1e-7)
+    calls = [Call("accumulate", (torch.ones(4, 8),))]
+    check_conformance(module, exported.data, _state(module), calls, Tolerance(atol=1e-4, rtol=0))
+    with pytest.raises(ExportError):
+        check_conformance(module, exported.data, _state(module), calls, Tolerance(atol=0, rtol=0))
+
+
+if __name__ == "__main__":
+    testing.main(__file__)

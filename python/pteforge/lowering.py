@@ -1,0 +1,92 @@
+"""From traced methods to one ExecuTorch program: edge dialect, delegation, planning.
+
+Two steps, timed separately by the exporter:
+  to_edge_and_lower  edge dialect + backend delegation (XNNPACK guarded so it never
+                     takes state as constant data), then a check that no delegate did;
+  plan_and_emit      memory planning with shared mutable buffers (one place per state
+                     buffer name, memory id 2, in every method) and serialization.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Collection, Mapping
+
+from executorch.exir import (
+    EdgeProgramManager,
+    ExecutorchBackendConfig,
+    ExecutorchProgramManager,
+    to_edge_transform_and_lower,
+)
+from executorch.exir.passes import MemoryPlanningPass
+from torch.export import ExportedProgram
+
+from pteforge.errors import ExportError
+from pteforge.spec import Backend
+
+
+def _partitioners(backend: Backend, state: Collection[str]) -> list:
+    if backend == "portable":
+        return []
+    # Imported only when asked for: it pulls in torchao and the XNNPACK tooling.
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+    from pteforge.partitioners import SharedStateGuard
+
+    return [SharedStateGuard(XnnpackPartitioner(), state)]
+
+
+def to_edge_and_lower(
+    programs: Mapping[str, ExportedProgram],
+    constants: Mapping[str, Any],
+    backend: Backend,
+    state: Collection[str],
+) -> EdgeProgramManager:
+    """Converts every method to edge dialect and delegates what `backend` takes.
+
+    Raises:
+      ExportError: a delegate still owns a state buffer as constant data.
+    """
+    edge = to_edge_transform_and_lower(
+        dict(programs),
+        partitioner=_partitioners(backend, state),
+        constant_methods=dict(constants) or None,
+    )
+    check_no_delegate_owns_state(edge, programs.keys(), state)
+    return edge
+
+
+def check_no_delegate_owns_state(
+    edge: EdgeProgramManager, methods: Collection[str], state: Collection[str]
+) -> None:
+    """Verification (b): no delegate consumed a state buffer as constant data.
+
+    A lowered module lists the parameters and buffers it took as constants in its
+    original program's signature; a state buffer there would be frozen at export time.
+    """
+    for method in methods:
+        program = edge.exported_program(method)
+        for _, child in program.graph_module.named_children():
+            original = getattr(child, "original_module", None)
+            if original is None:
+                continue
+            owned = set(original.graph_signature.inputs_to_buffers.values()) & set(state)
+            for buffer in sorted(owned):
+                raise ExportError(
+                    f"the {getattr(child, 'backend_id', 'backend')} delegate took this "
+                    "state buffer as constant data, so the method would never see updates. "
+                    "Export with backend='portable', or use the buffer so it stays a "
+                    "runtime input (x @ buffer.t() rather than F.linear(x, buffer)).",
+                    method=method,
+                    buffer=buffer,
+                )
+
+
+def plan_and_emit(edge: EdgeProgramManager) -> ExecutorchProgramManager:
+    """Plans memory (state shared across methods by name) and serializes the program."""
+    return edge.to_executorch(
+        ExecutorchBackendConfig(
+            memory_planning_pass=MemoryPlanningPass(share_mutable_buffers=True),
+            # The names are how pteforge (and the C++ Session) find each state buffer.
+            emit_mutable_buffer_names=True,
+        )
+    )

@@ -1,0 +1,89 @@
+"""A partitioner wrapper that keeps state out of delegates' constant data.
+
+XNNPACK treats a buffer used as a weight (`F.linear(x, self.cache)`, `x @ self.cache`)
+as static data and packs a copy into its delegate blob: the method then silently
+ignores every later write to the state (FINDINGS.md). SharedStateGuard runs the real
+partitioner, and drops every partition that would take a state buffer as constant
+data, so that part of the graph runs on the portable kernels against the live state.
+Partitions that only read state as a runtime input are kept.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, Collection, List, Optional, Tuple
+
+import torch
+from executorch.exir.backend.partitioner import Partitioner, PartitionResult
+from torch.export import ExportedProgram
+
+_log = logging.getLogger("pteforge")
+
+_TAG = "delegation_tag"
+
+
+class SharedStateGuard(Partitioner):
+    """Wraps a partitioner; no partition it returns owns a state buffer as a constant.
+
+    Args:
+      inner: the backend's partitioner.
+      state: fully-qualified names of the program's state buffers.
+      method: the method being partitioned, for log messages (set by the caller).
+    """
+
+    def __init__(self, inner: Partitioner, state: Collection[str]):
+        super().__init__(inner.spec)
+        self.inner = inner
+        self.state = frozenset(state)
+        self.dropped: list[tuple[str, str]] = []  # (tag, buffer) pairs, for tests and logs
+
+    def partition(self, exported_program: ExportedProgram) -> PartitionResult:
+        result = self.inner.partition(exported_program)
+        program = result.tagged_exported_program
+        buffers = program.graph_signature.inputs_to_buffers
+        doomed: dict[str, str] = {}
+        for node in program.graph.nodes:
+            if node.op != "placeholder" or _TAG not in node.meta:
+                continue
+            name = buffers.get(node.name)
+            if name in self.state:
+                doomed.setdefault(node.meta[_TAG], name)
+        for node in program.graph.nodes:
+            if node.meta.get(_TAG) in doomed:
+                del node.meta[_TAG]
+        for tag, buffer in doomed.items():
+            result.partition_tags.pop(tag, None)
+            self.dropped.append((tag, buffer))
+            _log.warning(
+                "the %s delegate would have packed state buffer '%s' as constant data; "
+                "that partition runs on portable kernels instead (write x @ buffer.t() "
+                "rather than F.linear(x, buffer) or x @ buffer to keep it delegated)",
+                type(self.inner).__name__, buffer,
+            )
+        return result
+
+    def ops_to_not_decompose(
+        self, ep: ExportedProgram
+    ) -> Tuple[List[torch._ops.OpOverload], Optional[Callable[[torch.fx.Node], bool]]]:
+        """The inner partitioner's ops, except at nodes that read state directly.
+
+        An op kept whole for the delegate (e.g. linear) must then be delegated; where it
+        reads state, partition() may refuse it, so it is decomposed like any other op.
+        """
+        ops, inner_check = self.inner.ops_to_not_decompose(ep)
+        buffers = ep.graph_signature.inputs_to_buffers
+        state_inputs = {name for name, fqn in buffers.items() if fqn in self.state}
+        if not state_inputs:
+            return ops, inner_check
+
+        def supported(node: torch.fx.Node) -> bool:
+            reads_state = any(
+                isinstance(arg, torch.fx.Node) and arg.name in state_inputs
+                for arg in node.all_input_nodes
+            )
+            return not reads_state and (inner_check is None or inner_check(node))
+
+        return ops, supported
+
+    def transform_for_pre_decomposition(self, exported_program: ExportedProgram) -> ExportedProgram:
+        return self.inner.transform_for_pre_decomposition(exported_program)

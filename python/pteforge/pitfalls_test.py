@@ -1,0 +1,156 @@
+"""The known ways state sharing goes wrong (FINDINGS.md), each exported correctly or
+refused with a message naming the method and the buffer."""
+
+import logging
+
+import torch
+from torch.export import Dim
+
+from pteforge import ExportError, MultiMethodExporter, load, testing
+from pteforge.testing_models import (
+    Aliased,
+    Branchy,
+    Cache,
+    InPlaceThenUse,
+    MutatesInput,
+    ReadAsWeight,
+    SliceWrite,
+    TwoCalls,
+)
+
+import pytest
+
+
+def test_submodule_called_twice_with_different_flags_gives_the_eager_result():
+    exporter = MultiMethodExporter(TwoCalls().eval()).shared_state("scaler")
+    exporter.method("run", (torch.arange(3.0),)).method("count", (torch.zeros(1),))
+    program = load(exporter.export().data)  # conformance compared it with eager already
+    (out,) = program.run("run", torch.tensor([1.0, 2.0, 3.0]))
+    assert torch.equal(out, torch.tensor([202.0, 403.0, 604.0]))
+    (count,) = program.run("count", torch.zeros(1))
+    assert count.item() == 11.0  # one call with double=True (+1), one without (+10)
+
+
+def test_in_place_updates_then_out_of_place_use():
+    exporter = MultiMethodExporter(InPlaceThenUse().eval()).shared_state("state")
+    exporter.method("step", (torch.ones(4),)).method("peek", (torch.zeros(4),))
+    program = load(exporter.export().data)
+    (out,) = program.run("step", torch.tensor([1.0, 2.0, 3.0, 4.0]))
+    assert torch.equal(out, torch.tensor([27.0, 36.0, 45.0, 54.0]))
+    (state,) = program.run("peek", torch.zeros(4))
+    assert torch.equal(state, torch.tensor([3.0, 4.0, 5.0, 6.0]))
+
+
+def test_a_method_mutating_its_input_is_refused():
+    exporter = MultiMethodExporter(MutatesInput().eval()).method("bump", (torch.ones(2),))
+    with pytest.raises(ExportError, match=r"method 'bump': the method changes its input 0 in place"):
+        exporter.export()
+
+
+def test_data_dependent_control_flow_is_refused_with_a_way_out():
+    exporter = MultiMethodExporter(Branchy().eval()).method("choose", (torch.ones(3),))
+    with pytest.raises(ExportError) as error:
+        exporter.export()
+    message = str(error.value)
+    assert message.startswith("method 'choose': data-dependent control flow at ")
+    assert "testing_models.py" in message
+    assert "Split the branches into separate methods" in message
+
+
+def test_dynamic_slice_write_up_to_the_full_size_is_refused_with_the_fix():
+    exporter = MultiMethodExporter(SliceWrite().eval()).shared_state("buffer")
+    exporter.method("write_slice", (torch.ones(2, 3),), dynamic_shapes=({1: Dim("n", min=1, max=8)},))
+    with pytest.raises(ExportError, match=r"method 'write_slice': dynamic dimension 'n' cannot take every value.*index_copy_"):
+        exporter.export()
+
+
+def test_index_copy_writes_up_to_the_full_size():
+    exporter = MultiMethodExporter(SliceWrite().eval()).shared_state("buffer")
+    exporter.method("write_index", (torch.ones(2, 3),), dynamic_shapes=({1: Dim("n", min=1, max=8)},))
+    exporter.method("read", (torch.zeros(2, 8),))
+    exporter.call_sequence([
+        ("write_index", (torch.full((2, 8), 4.0),)),  # the full width
+        ("read", (torch.zeros(2, 8),)),
+        ("write_index", (torch.full((2, 2), 1.0),)),
+        ("read", (torch.zeros(2, 8),)),
+    ])
+    program = load(exporter.export().data)
+    program.run("write_index", torch.full((2, 8), 4.0))
+    (got,) = program.run("read", torch.zeros(2, 8))
+    assert torch.equal(got, torch.full((2, 8), 4.0))
+
+
+def test_example_size_equal_to_the_dim_bound_stays_dynamic():
+    exporter = MultiMethodExporter(Cache().eval()).shared_state("cache")
+    exporter.method("set", (torch.ones(4, 8),), dynamic_shapes=({0: Dim("rows", min=1, max=4)},))
+    exporter.method("get", (torch.zeros(4, 8),))
+    exporter.call_sequence([("set", (torch.full((2, 8), 3.0),)), ("get", (torch.zeros(4, 8),))])
+    result = exporter.export()
+    assert result.report["methods"]["set"]["inputs"][0]["shape"][0]["max"] == 4
+
+
+def test_example_size_of_one_is_refused():
+    exporter = MultiMethodExporter(Cache().eval()).shared_state("cache")
+    exporter.method("set", (torch.ones(1, 8),), dynamic_shapes=({0: Dim("rows", min=1, max=4)},))
+    with pytest.raises(ExportError, match=r"method 'set': dynamic dimension 'rows' was specialized to the constant 1\. An example size of 1"):
+        exporter.export()
+
+
+def test_typo_in_a_shared_state_name_lists_the_buffers():
+    exporter = MultiMethodExporter(Cache().eval()).shared_state("cahce")
+    exporter.method("get", (torch.zeros(4, 8),))
+    with pytest.raises(ExportError, match=r"buffer 'cahce': .*Did you mean 'cache'\? Its buffers are: cache, calls\."):
+        exporter.export()
+
+
+def test_a_parameter_is_not_state():
+    exporter = MultiMethodExporter(Cache().eval()).shared_state("weight").method("get", (torch.zeros(4, 8),))
+    with pytest.raises(ExportError, match="names a parameter"):
+        exporter.export()
+
+
+def test_same_buffer_under_two_names_is_refused():
+    exporter = MultiMethodExporter(Aliased().eval()).shared_state("inner.state")
+    exporter.method("write", (torch.ones(3),)).method("read", (torch.zeros(3),))
+    with pytest.raises(ExportError, match=r"reachable as 'inner.state', 'alias.state'"):
+        exporter.export()
+
+
+def test_undeclared_state_used_by_several_methods_is_refused():
+    exporter = MultiMethodExporter(Cache().eval())  # `cache` not declared shared
+    exporter.method("set", (torch.ones(4, 8),)).method("get", (torch.zeros(4, 8),))
+    with pytest.raises(ExportError, match=r"buffer 'cache': is mutated by 'set' and used by 'set', 'get', but is not declared shared state"):
+        exporter.export()
+
+
+def test_read_only_method_under_xnnpack_sees_the_live_state(caplog):
+    exporter = MultiMethodExporter(ReadAsWeight().eval()).shared_state("weight")
+    exporter.method("set_weight", (torch.eye(8) * 2,)).method("project", (torch.ones(2, 8),))
+    with caplog.at_level(logging.WARNING, logger="pteforge"):
+        result = exporter.export(backend="xnnpack")
+    assert "would have packed state buffer 'weight' as constant data" in caplog.text
+    program = load(result.data)
+    w = torch.arange(64.0).reshape(8, 8)
+    program.run("set_weight", w)
+    x = torch.randn(2, 8)
+    (got,) = program.run("project", x)
+    torch.testing.assert_close(got, x @ w.t())
+
+
+def test_a_delegate_owning_state_is_detected():
+    """Without pteforge's guard, XNNPACK packs the state; verification (b) says so."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    from pteforge.capture import capture
+    from pteforge.lowering import check_no_delegate_owns_state
+
+    module = ReadAsWeight().eval()
+    method = capture(module, "project", ReadAsWeight.project, (torch.ones(2, 8),))
+    edge = to_edge_transform_and_lower({"project": method.program}, partitioner=[XnnpackPartitioner()])
+    with pytest.raises(ExportError, match=r"method 'project', buffer 'weight': the .* delegate took this state buffer as constant data"):
+        check_no_delegate_owns_state(edge, ["project"], ["weight"])
+
+
+if __name__ == "__main__":
+    testing.main(__file__)

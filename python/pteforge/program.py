@@ -1,0 +1,71 @@
+"""The result of an export: the .pte bytes, the report, and how to save them."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from typing import Any, Mapping
+
+from pteforge import report as report_lib
+
+
+@dataclasses.dataclass(frozen=True)
+class PteProgram:
+    """A verified ExecuTorch program.
+
+    Attributes:
+      data: the .pte file contents.
+      report: the report dictionary (see pteforge.report).
+      timings: seconds spent per export stage (not part of the report, which stays
+        deterministic).
+    """
+
+    data: bytes
+    report: Mapping[str, Any]
+    timings: Mapping[str, float] = dataclasses.field(default_factory=dict)
+
+    def summary(self) -> str:
+        """A short human-readable description of the program."""
+        return report_lib.summary(self.report)
+
+    def report_json(self) -> str:
+        """The report as JSON text."""
+        return json.dumps(self.report, indent=2, sort_keys=True) + "\n"
+
+    def save(self, path: str | os.PathLike, report_path: str | os.PathLike | None = None) -> tuple[str, str]:
+        """Writes the .pte and its report (default: <path without .pte>.report.json).
+
+        Each file is written to a temporary name and renamed into place, so a reader
+        never sees a partial file and a failure leaves no output behind.
+
+        Returns:
+          The paths written.
+        """
+        path = os.fspath(path)
+        if report_path is None:
+            stem = path[: -len(".pte")] if path.endswith(".pte") else path
+            report_path = stem + ".report.json"
+        report_path = os.fspath(report_path)
+        _write_atomically(path, self.data)
+        try:
+            _write_atomically(report_path, self.report_json().encode())
+        except BaseException:
+            os.unlink(path)
+            raise
+        return path, report_path
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".pteforge-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,73 @@
+"""Loads a pteforge .pte in ExecuTorch's Python runtime, the way it is meant to be run.
+
+Every method is loaded before the first call (loading a method later would not reset
+state, but loading them up front is what the C++ Session does too), then
+`reset_state` writes the state's initial values. ExecuTorch's Python runtime gives all
+methods of one program the same planned memory arenas (FINDINGS.md), so state written
+by one method is read by the others.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import torch
+from executorch.runtime import Runtime
+
+from pteforge import metadata as metadata_lib
+
+
+class LoadedProgram:
+    """A program with all its methods loaded and its state initialized.
+
+    Not thread-safe: methods share memory and must not run concurrently.
+
+    Args:
+      source: the .pte bytes, or a path to a .pte file.
+    """
+
+    def __init__(self, source: bytes | str | os.PathLike):
+        data = source if isinstance(source, bytes) else os.fspath(source)
+        self._program = Runtime.get().load_program(data)
+        self._methods = {name: self._program.load_method(name) for name in sorted(self._program.method_names)}
+        self.metadata: dict[str, Any] | None = None
+        if metadata_lib.METADATA_METHOD in self._methods:
+            (text,) = self.run(metadata_lib.METADATA_METHOD)
+            self.metadata = metadata_lib.decode(text)
+        self.reset_state()
+
+    @property
+    def method_names(self) -> list[str]:
+        """Every method of the program, sorted."""
+        return list(self._methods)
+
+    def run(self, method: str, *args: Any) -> list[Any]:
+        """Calls `method` with positional inputs; returns its outputs as a list."""
+        if method not in self._methods:
+            raise KeyError(f"no method '{method}' (the program has {', '.join(self._methods)})")
+        # The runtime reads inputs as dense memory.
+        inputs = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
+        return list(self._methods[method].execute(inputs))
+
+    def reset_state(self) -> None:
+        """Writes the initial values into the state (no-op for a stateless program)."""
+        if self.metadata and self.metadata.get("reset_state"):
+            self.run(self.metadata["reset_state"])
+
+    def state_names(self) -> list[str]:
+        """Names of the state buffers, in get_state order."""
+        return [entry["name"] for entry in (self.metadata or {}).get("state", [])]
+
+    def state(self) -> dict[str, torch.Tensor]:
+        """A copy of every state buffer's current value, by name."""
+        if not self.metadata or not self.metadata.get("get_state"):
+            return {}
+        values = self.run(self.metadata["get_state"])
+        return {name: value.clone() for name, value in zip(self.state_names(), values)}
+
+
+def load(source: bytes | str | os.PathLike) -> LoadedProgram:
+    """Loads a pteforge .pte (bytes or path); see LoadedProgram."""
+    return LoadedProgram(source)
+

@@ -1,0 +1,78 @@
+"""Plain data describing what to export: methods, tolerances and the backend."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal, Sequence
+
+import torch
+
+Backend = Literal["portable", "xnnpack"]
+BACKENDS: tuple[Backend, ...] = ("portable", "xnnpack")
+
+# Methods pteforge adds to every program; user methods cannot take these names.
+RESET_STATE_METHOD = "reset_state"
+GET_STATE_METHOD = "get_state"
+GENERATED_METHODS = (RESET_STATE_METHOD, GET_STATE_METHOD)
+
+
+@dataclasses.dataclass(frozen=True)
+class MethodSpec:
+    """One entry point of the program.
+
+    Attributes:
+      name: the module's method to export; also the method's name in the .pte.
+      example_args: positional example inputs (tensors) used to trace the method and,
+        by default, to check the exported program against eager PyTorch.
+      dynamic_shapes: as for torch.export.export: per argument, a dict from dimension
+        index to a torch.export.Dim (or None for a static argument).
+    """
+
+    name: str
+    example_args: tuple[Any, ...]
+    dynamic_shapes: Any = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Call:
+    """One call in a conformance sequence: a method name and its positional arguments."""
+
+    method: str
+    args: tuple[Any, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Tolerance:
+    """How close runtime results must be to eager ones (as in torch.allclose).
+
+    Attributes:
+      atol: absolute tolerance.
+      rtol: relative tolerance.
+    """
+
+    atol: float = 1e-5
+    rtol: float = 1e-5
+
+
+# XNNPACK reorders float reductions (and may use FMA), so it needs a looser default.
+DEFAULT_TOLERANCE: dict[Backend, Tolerance] = {
+    "portable": Tolerance(atol=1e-5, rtol=1e-5),
+    "xnnpack": Tolerance(atol=1e-4, rtol=1e-4),
+}
+
+
+def as_calls(sequence: Sequence[Call | tuple[str, Sequence[Any]]]) -> tuple[Call, ...]:
+    """Normalizes a call sequence given as Call objects or (method, args) pairs."""
+    calls = []
+    for item in sequence:
+        if isinstance(item, Call):
+            calls.append(item)
+        else:
+            method, args = item
+            calls.append(Call(method, tuple(args)))
+    return tuple(calls)
+
+
+def clone_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Deep-copies the tensors among `args` so a call cannot change the caller's values."""
+    return tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
