@@ -58,7 +58,12 @@ def _on_target_test_impl(ctx):
     ctx.actions.symlink(output = program, target_file = built, is_executable = True)
 
     runner = ctx.executable._runner
-    args = [_shell_quote(ctx.expand_location(arg, ctx.attr.data)) for arg in ctx.attr.program_args]
+    args = []
+    for arg in ctx.attr.program_args:
+        expanded = ctx.expand_location(arg, ctx.attr.data)
+        # $(rootpaths ...) and the like expand to several space-separated paths.
+        several = [plural for plural in ["$(rootpaths ", "$(execpaths ", "$(locations "] if plural in arg]
+        args += [_shell_quote(part) for part in (expanded.split(" ") if several else [expanded])]
     script = ctx.actions.declare_file(ctx.label.name + ".sh")
     ctx.actions.write(
         output = script,

@@ -8,7 +8,9 @@
         model_args = {"rows": "4"},               # factory keyword arguments ($(execpath) expands)
     )
 
-The output files are named after the target, without a trailing "_pte". The export
+The output files are named after the target, without a trailing "_pte"; the target's
+default output is the .pte, the report sits next to it (output group "report", and in
+runfiles). The export
 verifies the program against eager PyTorch; if any check fails the action fails and
 writes nothing.
 """
@@ -42,11 +44,13 @@ def _pte_export_impl(ctx):
         progress_message = "Exporting %s to ExecuTorch (%s backend)" % (ctx.label, ctx.attr.backend),
     )
     return [
+        # The .pte alone is the default output, so $(rootpath :x_pte) names it; the
+        # report is written by the same action, sits next to it, and is in runfiles.
         DefaultInfo(
-            files = depset([pte, report]),
+            files = depset([pte]),
             runfiles = ctx.runfiles(files = [pte, report]),
         ),
-        OutputGroupInfo(pte = depset([pte]), report = depset([report])),
+        OutputGroupInfo(report = depset([report])),
     ]
 
 pte_export = rule(

@@ -27,6 +27,7 @@ from pteforge.conformance import check_conformance
 from pteforge.errors import ExportError
 from pteforge.program import PteProgram
 from pteforge.progress import StageTimer
+from pteforge.signature import method_signature
 from pteforge.verify import check_state_placement
 from pteforge.spec import (
     BACKENDS,
@@ -201,7 +202,8 @@ class MultiMethodExporter:
 
         programs = {name: c.program for name, c in {**captured, **generated}.items()}
         constants = dict(self._constants)
-        constants[metadata.METADATA_METHOD] = metadata.encode(list(captured), state, list(self._constants))
+        signatures = {name: method_signature(c.program) for name, c in captured.items()}
+        constants[metadata.METADATA_METHOD] = metadata.encode(signatures, state, list(self._constants))
         state_names = [buffer.name for buffer in state]
         with timer.stage(f"to_edge and lowering ({backend})"):
             edge = lowering.to_edge_and_lower(programs, constants, backend, state_names)

@@ -1,59 +1,131 @@
-"""The metadata pteforge stores in each .pte, as a constant method returning JSON.
+"""The metadata pteforge stores in each .pte, as a constant method returning text.
 
-Loaders (pteforge.runtime in Python, the C++ Session) read it to know the state buffers
-in `get_state` order and which generated methods exist, without parsing the program's
-flatbuffer. It holds nothing that depends on memory planning, so it is known before
-the program is emitted.
+Loaders (pteforge.runtime in Python, the C++ Session in cc/runtime) read it to know the
+state buffers in `get_state` order and which generated methods exist, without parsing
+the program's flatbuffer. It holds nothing that depends on memory planning, so it is
+known before the program is emitted.
+
+The format is line-based so that C++ parses it in a few lines (cc/runtime/metadata.cc):
+
+    pteforge-metadata 1
+    method set_cache                       user methods, in registration order
+    constant max_rows                      user constants
+    reset_state reset_state                the generated methods (absent without state)
+    get_state get_state
+    state cache shared float32 [4,8]       state buffers, in get_state order
+    state calls private int64 [1]
+    input set_cache 0 float32 [1..4,8]     tensor inputs of user methods: each dimension
+                                           static (8) or dynamic with bounds (1..4)
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, Sequence
+import dataclasses
+from typing import Any, Mapping, Sequence
 
 from pteforge.spec import GET_STATE_METHOD, RESET_STATE_METHOD
 
 METADATA_METHOD = "pteforge_metadata"
-FORMAT_VERSION = 1
+HEADER = "pteforge-metadata 1"
+
+
+@dataclasses.dataclass(frozen=True)
+class StateEntry:
+    """One state buffer as the metadata describes it."""
+
+    name: str
+    shared: bool
+    dtype: str
+    shape: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class InputEntry:
+    """A tensor input of a user method: per dimension, (min, max) sizes (equal if static)."""
+
+    method: str
+    index: int
+    dtype: str
+    bounds: tuple[tuple[int, int], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Metadata:
+    """Decoded metadata (see the module docstring)."""
+
+    methods: tuple[str, ...]
+    constants: tuple[str, ...]
+    reset_state: str | None
+    get_state: str | None
+    state: tuple[StateEntry, ...]
+    inputs: tuple[InputEntry, ...]
 
 
 def encode(
-    user_methods: Sequence[str],
-    state: Sequence[Any],
-    constants: Sequence[str],
+    user_methods: Mapping[str, Mapping[str, Any]], state: Sequence, constants: Sequence[str]
 ) -> str:
-    """JSON text describing the program (sorted keys: the .pte stays deterministic).
+    """Metadata text for a program.
 
     Args:
-      user_methods: the user's entry points, in registration order.
-      state: the StateBuffer list, in get_state order.
+      user_methods: the user's entry points in registration order, each with its
+        signature (pteforge.signature.method_signature).
+      state: StateBuffer objects, in get_state order.
       constants: names of the user's constant methods.
     """
-    document = {
-        "format": FORMAT_VERSION,
-        "methods": list(user_methods),
-        "constants": list(constants),
-        "reset_state": RESET_STATE_METHOD if state else None,
-        "get_state": GET_STATE_METHOD if state else None,
-        "state": [
-            {
-                "name": buffer.name,
-                "shared": buffer.shared,
-                "dtype": str(buffer.initial.dtype).removeprefix("torch."),
-                "shape": list(buffer.initial.shape),
-            }
-            for buffer in state
-        ],
-    }
-    return json.dumps(document, sort_keys=True, separators=(",", ":"))
+    lines = [HEADER]
+    lines += [f"method {name}" for name in user_methods]
+    lines += [f"constant {name}" for name in constants]
+    if state:
+        lines.append(f"reset_state {RESET_STATE_METHOD}")
+        lines.append(f"get_state {GET_STATE_METHOD}")
+    for buffer in state:
+        dtype = str(buffer.initial.dtype).removeprefix("torch.")
+        shape = ",".join(str(size) for size in buffer.initial.shape)
+        kind = "shared" if buffer.shared else "private"
+        lines.append(f"state {buffer.name} {kind} {dtype} [{shape}]")
+    for method, signature in user_methods.items():
+        for index, value in enumerate(signature["inputs"]):
+            if "shape" not in value:
+                continue  # not a tensor
+            dims = [
+                f"{dim['min']}..{dim['max']}" if isinstance(dim, dict) else str(dim)
+                for dim in value["shape"]
+            ]
+            lines.append(f"input {method} {index} {value['dtype']} [{','.join(dims)}]")
+    return "\n".join(lines) + "\n"
 
 
-def decode(text: str) -> dict[str, Any]:
-    """Parses metadata text, checking its format version."""
-    document = json.loads(text)
-    if document.get("format") != FORMAT_VERSION:
+def decode(text: str) -> Metadata:
+    """Parses metadata text.
+
+    Raises:
+      ValueError: not pteforge metadata, or a format this version does not read.
+    """
+    lines = text.splitlines()
+    if not lines or lines[0] != HEADER:
         raise ValueError(
-            f"pteforge metadata format {document.get('format')!r} is not supported "
-            f"(this pteforge reads format {FORMAT_VERSION}); re-export the model"
+            f"not pteforge metadata of a supported format (expected '{HEADER}', got "
+            f"'{lines[0] if lines else ''}'); re-export the model with this pteforge"
         )
-    return document
+    methods, constants, state, inputs = [], [], [], []
+    generated: dict[str, str] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split(" ")
+        kind = fields[0]
+        if kind in ("method", "constant", "reset_state", "get_state") and len(fields) == 2:
+            {"method": methods, "constant": constants}.get(kind, []).append(fields[1])
+            if kind in ("reset_state", "get_state"):
+                generated[kind] = fields[1]
+        elif kind == "state" and len(fields) == 5 and fields[4].startswith("[") and fields[4].endswith("]"):
+            shape = tuple(int(size) for size in fields[4][1:-1].split(",") if size)
+            state.append(StateEntry(fields[1], fields[2] == "shared", fields[3], shape))
+        elif kind == "input" and len(fields) == 5 and fields[4].startswith("[") and fields[4].endswith("]"):
+            bounds = []
+            for dim in (d for d in fields[4][1:-1].split(",") if d):
+                low, _, high = dim.partition("..")
+                bounds.append((int(low), int(high or low)))
+            inputs.append(InputEntry(fields[1], int(fields[2]), fields[3], tuple(bounds)))
+        else:
+            raise ValueError(f"pteforge metadata line {number} is malformed: {line!r}")
+    return Metadata(tuple(methods), tuple(constants), generated.get("reset_state"),
+                    generated.get("get_state"), tuple(state), tuple(inputs))

@@ -11,55 +11,13 @@ from typing import Any, Mapping, Sequence
 
 import torch
 from torch.export import ExportedProgram
-from torch.export.graph_signature import InputKind, OutputKind
 
 from pteforge.conformance import ConformanceResult
 from pteforge.plan import MethodPlan, Placement
+from pteforge.signature import dtype_name, method_signature
 from pteforge.state import StateBuffer
 
 REPORT_FORMAT = 1
-
-
-def _dtype(dtype: torch.dtype) -> str:
-    return str(dtype).removeprefix("torch.")
-
-
-def _tensor_info(value: Any, program: ExportedProgram) -> dict[str, Any]:
-    """Shape (ints, or {name, min, max} for a dynamic dimension) and dtype of a value."""
-    if not isinstance(value, torch.Tensor):
-        return {"type": type(value).__name__}
-    shape: list[Any] = []
-    for size in value.shape:
-        if isinstance(size, torch.SymInt):
-            expr = size.node.expr
-            bounds = program.range_constraints.get(expr)
-            shape.append({
-                "dim": str(expr),
-                "min": int(bounds.lower) if bounds is not None else None,
-                "max": int(bounds.upper) if bounds is not None and bounds.upper.is_finite else None,
-            })
-        else:
-            shape.append(int(size))
-    return {"dtype": _dtype(value.dtype), "shape": shape}
-
-
-def method_signature(program: ExportedProgram) -> dict[str, list[dict[str, Any]]]:
-    """The user inputs and outputs of a traced method."""
-    nodes = {node.name: node for node in program.graph.nodes}
-    signature = program.graph_signature
-    inputs = [
-        _tensor_info(nodes[spec.arg.name].meta.get("val"), program)
-        for spec in signature.input_specs
-        if spec.kind == InputKind.USER_INPUT
-    ]
-    output_node = next(node for node in program.graph.nodes if node.op == "output")
-    output_values = output_node.args[0]
-    outputs = [
-        _tensor_info(getattr(arg, "meta", {}).get("val", arg), program)
-        for spec, arg in zip(signature.output_specs, output_values)
-        if spec.kind == OutputKind.USER_OUTPUT
-    ]
-    return {"inputs": inputs, "outputs": outputs}
 
 
 def build(
@@ -104,7 +62,7 @@ def build(
             {
                 "name": buffer.name,
                 "shared": buffer.shared,
-                "dtype": _dtype(buffer.initial.dtype),
+                "dtype": dtype_name(buffer.initial.dtype),
                 "shape": list(buffer.initial.shape),
                 "bytes": placements[buffer.name].nbytes,
                 "memory_id": placements[buffer.name].memory_id,
@@ -136,7 +94,7 @@ def build(
 
 def _constant_summary(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
-        return {"dtype": _dtype(value.dtype), "shape": list(value.shape)}
+        return {"dtype": dtype_name(value.dtype), "shape": list(value.shape)}
     if isinstance(value, str) and len(value) > 80:
         return {"type": "str", "length": len(value)}
     return value

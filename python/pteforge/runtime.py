@@ -31,7 +31,7 @@ class LoadedProgram:
         data = source if isinstance(source, bytes) else os.fspath(source)
         self._program = Runtime.get().load_program(data)
         self._methods = {name: self._program.load_method(name) for name in sorted(self._program.method_names)}
-        self.metadata: dict[str, Any] | None = None
+        self.metadata: metadata_lib.Metadata | None = None
         if metadata_lib.METADATA_METHOD in self._methods:
             (text,) = self.run(metadata_lib.METADATA_METHOD)
             self.metadata = metadata_lib.decode(text)
@@ -52,18 +52,18 @@ class LoadedProgram:
 
     def reset_state(self) -> None:
         """Writes the initial values into the state (no-op for a stateless program)."""
-        if self.metadata and self.metadata.get("reset_state"):
-            self.run(self.metadata["reset_state"])
+        if self.metadata and self.metadata.reset_state:
+            self.run(self.metadata.reset_state)
 
     def state_names(self) -> list[str]:
         """Names of the state buffers, in get_state order."""
-        return [entry["name"] for entry in (self.metadata or {}).get("state", [])]
+        return [entry.name for entry in self.metadata.state] if self.metadata else []
 
     def state(self) -> dict[str, torch.Tensor]:
         """A copy of every state buffer's current value, by name."""
-        if not self.metadata or not self.metadata.get("get_state"):
+        if not self.metadata or not self.metadata.get_state:
             return {}
-        values = self.run(self.metadata["get_state"])
+        values = self.run(self.metadata.get_state)
         return {name: value.clone() for name, value in zip(self.state_names(), values)}
 
 

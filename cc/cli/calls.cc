@@ -1,0 +1,182 @@
+#include "cc/cli/calls.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+
+namespace pteforge {
+namespace {
+
+// Largest tensor a literal may make: literals are for tests and exploration.
+constexpr int64_t kMaxLiteralElements = int64_t{1} << 26;
+
+class Parser {
+ public:
+  explicit Parser(const std::string& text) : text_(text) {}
+
+  StatusOr<Call> ParseCall() {
+    Call call;
+    call.text = text_;
+    SkipSpace();
+    call.method = Identifier();
+    if (call.method.empty()) return Error("expected a method name");
+    if (!Consume('(')) return Error("expected '(' after the method name");
+    SkipSpace();
+    if (!Consume(')')) {
+      while (true) {
+        auto value = ParseValue();
+        if (!value.ok()) return value.status();
+        call.args.push_back(std::move(value.value()));
+        if (Consume(')')) break;
+        if (!Consume(',')) return Error("expected ',' or ')'");
+      }
+    }
+    SkipSpace();
+    if (pos_ != text_.size()) return Error("unexpected text after the call");
+    return call;
+  }
+
+ private:
+  Status Error(const std::string& what) const {
+    return Failure(Error::InvalidArgument, "cannot parse call '%s' at column %zu: %s", text_.c_str(), pos_ + 1,
+                   what.c_str());
+  }
+
+  void SkipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+
+  bool Consume(char c) {
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  std::string Identifier() {
+    SkipSpace();
+    size_t start = pos_;
+    if (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) return "";
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+
+  bool Number(double* value, bool* is_integer) {
+    SkipSpace();
+    const char* start = text_.c_str() + pos_;
+    char* end = nullptr;
+    *value = std::strtod(start, &end);
+    if (end == start) return false;
+    std::string token(start, static_cast<const char*>(end));
+    *is_integer = token.find_first_of(".eEnN") == std::string::npos;
+    pos_ += end - start;
+    return true;
+  }
+
+  StatusOr<Value> ParseValue() {
+    SkipSpace();
+    size_t start = pos_;
+    std::string word = Identifier();
+    if (word == "true" || word == "false") return Value(word == "true");
+    if (word.empty()) {
+      double number;
+      bool integer;
+      if (!Number(&number, &integer)) return Error("expected a tensor (zeros[...], ...) or a number");
+      if (integer) return Value(static_cast<int64_t>(number));
+      return Value(number);
+    }
+    std::vector<double> values;
+    double fill = 0;
+    if (word == "full" || word == "values") {
+      if (!Consume('(')) return Error("expected '(' after " + word);
+      do {
+        double number;
+        bool integer;
+        if (!Number(&number, &integer)) return Error("expected a number");
+        values.push_back(number);
+      } while (word == "values" && Consume(','));
+      if (!Consume(')')) return Error(word == "full" ? "full() takes one number" : "expected ',' or ')'");
+      if (word == "full") fill = values[0];
+    } else if (word != "zeros" && word != "ones" && word != "arange") {
+      pos_ = start;
+      return Error("unknown value '" + word + "' (expected zeros, ones, arange, full(x), values(...), a number, "
+                   "true or false)");
+    }
+    std::vector<int64_t> sizes;
+    if (!Consume('[')) return Error("expected a shape like [4,8] after " + word);
+    if (!Consume(']')) {
+      do {
+        double size;
+        bool integer;
+        if (!Number(&size, &integer) || !integer || size < 0) return Error("expected a non-negative integer size");
+        sizes.push_back(static_cast<int64_t>(size));
+      } while (Consume(','));
+      if (!Consume(']')) return Error("expected ',' or ']' in the shape");
+    }
+    ScalarType dtype = ScalarType::Float;
+    if (Consume(':')) {
+      std::string name = Identifier();
+      if (!ParseDType(name, &dtype)) return Error("unknown dtype '" + name + "'");
+    }
+    int64_t numel = 1;
+    for (int64_t size : sizes) {
+      if (size > 0 && numel > kMaxLiteralElements / size) return Error("tensor literal too large");
+      numel *= size;
+    }
+    if (word == "values" && static_cast<int64_t>(values.size()) != numel) {
+      return Error("values(...) has " + std::to_string(values.size()) + " numbers but the shape holds " +
+                   std::to_string(numel));
+    }
+    HostTensor tensor = HostTensor::Zeros(dtype, sizes);
+    for (int64_t i = 0; i < numel; ++i) {
+      double x = word == "ones" ? 1.0 : word == "arange" ? static_cast<double>(i)
+                 : word == "full" ? fill : word == "values" ? values[i] : 0.0;
+      Store(&tensor, i, x);
+    }
+    return Value(std::move(tensor));
+  }
+
+  static void Store(HostTensor* tensor, int64_t i, double x) {
+    switch (tensor->dtype) {
+      case ScalarType::Float: tensor->mutable_data<float>()[i] = static_cast<float>(x); break;
+      case ScalarType::Double: tensor->mutable_data<double>()[i] = x; break;
+      case ScalarType::Long: tensor->mutable_data<int64_t>()[i] = static_cast<int64_t>(x); break;
+      case ScalarType::Int: tensor->mutable_data<int32_t>()[i] = static_cast<int32_t>(x); break;
+      case ScalarType::Short: tensor->mutable_data<int16_t>()[i] = static_cast<int16_t>(x); break;
+      case ScalarType::Char: tensor->mutable_data<int8_t>()[i] = static_cast<int8_t>(x); break;
+      case ScalarType::Byte: tensor->mutable_data<uint8_t>()[i] = static_cast<uint8_t>(x); break;
+      case ScalarType::Bool: tensor->mutable_data<bool>()[i] = x != 0; break;
+      default: break;
+    }
+  }
+
+  const std::string& text_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+StatusOr<Call> ParseCall(const std::string& text) { return Parser(text).ParseCall(); }
+
+StatusOr<std::vector<Call>> ParseCallsFile(const std::string& contents) {
+  std::vector<Call> calls;
+  std::istringstream stream(contents);
+  std::string line;
+  int number = 0;
+  while (std::getline(stream, line)) {
+    ++number;
+    size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    size_t last = line.find_last_not_of(" \t\r");
+    auto call = ParseCall(line.substr(first, last - first + 1));
+    if (!call.ok()) {
+      return Failure(Error::InvalidArgument, "line %d: %s", number, call.status().message().c_str());
+    }
+    calls.push_back(std::move(call.value()));
+  }
+  return calls;
+}
+
+}  // namespace pteforge

@@ -1,0 +1,108 @@
+#include "cc/runtime/metadata.h"
+
+#include <cstdlib>
+#include <sstream>
+
+namespace pteforge {
+namespace {
+
+constexpr std::string_view kHeader = "pteforge-metadata 1";
+
+std::vector<std::string> Split(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream stream(line);
+  std::string field;
+  while (std::getline(stream, field, ' ')) fields.push_back(field);
+  return fields;
+}
+
+bool ParseSize(const std::string& text, int64_t* size) {
+  char* end = nullptr;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  *size = value;
+  return !text.empty() && *end == '\0' && value >= 0;
+}
+
+// "[4,8]" -> {4, 8}; "[]" -> {}; with bounds, "[1..4,8]" -> min {1, 8}, max {4, 8}.
+bool ParseShape(const std::string& text, std::vector<int64_t>* min_sizes, std::vector<int64_t>* max_sizes,
+                bool allow_bounds) {
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
+  std::istringstream stream(text.substr(1, text.size() - 2));
+  std::string part;
+  while (std::getline(stream, part, ',')) {
+    size_t dots = part.find("..");
+    int64_t low, high;
+    if (dots == std::string::npos) {
+      if (!ParseSize(part, &low)) return false;
+      high = low;
+    } else if (!allow_bounds || !ParseSize(part.substr(0, dots), &low) || !ParseSize(part.substr(dots + 2), &high) ||
+               low > high) {
+      return false;
+    }
+    min_sizes->push_back(low);
+    max_sizes->push_back(high);
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusOr<Metadata> ParseMetadata(std::string_view text) {
+  std::istringstream stream{std::string(text)};
+  std::string line;
+  if (!std::getline(stream, line) || line != kHeader) {
+    return Failure(Error::NotSupported,
+                   "the program's metadata is not pteforge metadata format 1 (first line '%s'); "
+                   "re-export the model with this pteforge version",
+                   line.c_str());
+  }
+  Metadata metadata;
+  int number = 1;
+  while (std::getline(stream, line)) {
+    ++number;
+    std::vector<std::string> fields = Split(line);
+    const std::string kind = fields.empty() ? "" : fields[0];
+    bool ok = true;
+    if (fields.size() == 2 && kind == "method") {
+      metadata.methods.push_back(fields[1]);
+    } else if (fields.size() == 2 && kind == "constant") {
+      metadata.constants.push_back(fields[1]);
+    } else if (fields.size() == 2 && kind == "reset_state") {
+      metadata.reset_state = fields[1];
+    } else if (fields.size() == 2 && kind == "get_state") {
+      metadata.get_state = fields[1];
+    } else if (fields.size() == 5 && kind == "state") {
+      StateEntry entry;
+      entry.name = fields[1];
+      entry.shared = fields[2] == "shared";
+      std::vector<int64_t> unused;
+      ok = (fields[2] == "shared" || fields[2] == "private") && ParseDType(fields[3], &entry.dtype) &&
+           ParseShape(fields[4], &unused, &entry.sizes, /*allow_bounds=*/false);
+      if (ok) metadata.state.push_back(std::move(entry));
+    } else if (fields.size() == 5 && kind == "input") {
+      InputEntry entry;
+      entry.method = fields[1];
+      int64_t index;
+      ok = ParseSize(fields[2], &index) && ParseDType(fields[3], &entry.dtype) &&
+           ParseShape(fields[4], &entry.min_sizes, &entry.max_sizes, /*allow_bounds=*/true);
+      entry.index = static_cast<size_t>(index);
+      if (ok) metadata.inputs.push_back(std::move(entry));
+    } else {
+      ok = false;
+    }
+    if (!ok) {
+      return Failure(Error::InvalidProgram, "pteforge metadata line %d is malformed: '%s'", number,
+                     line.c_str());
+    }
+  }
+  return metadata;
+}
+
+const InputEntry* Metadata::FindInput(const std::string& method, size_t index) const {
+  for (const auto& entry : inputs) {
+    if (entry.method == method && entry.index == index) return &entry;
+  }
+  return nullptr;
+}
+
+}  // namespace pteforge

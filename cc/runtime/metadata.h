@@ -1,0 +1,52 @@
+// The metadata a pteforge .pte carries in its `pteforge_metadata` constant method:
+// the user's methods and constants, the generated state methods, and the state buffers
+// in get_state order. The format is defined in python/pteforge/metadata.py.
+#ifndef PTEFORGE_CC_RUNTIME_METADATA_H_
+#define PTEFORGE_CC_RUNTIME_METADATA_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cc/runtime/status.h"
+#include "cc/runtime/value.h"
+
+namespace pteforge {
+
+inline constexpr char kMetadataMethod[] = "pteforge_metadata";
+
+struct StateEntry {
+  std::string name;
+  bool shared = false;
+  ScalarType dtype = ScalarType::Float;
+  std::vector<int64_t> sizes;
+};
+
+// A tensor input of a user method with per-dimension bounds (min == max if static).
+struct InputEntry {
+  std::string method;
+  size_t index = 0;
+  ScalarType dtype = ScalarType::Float;
+  std::vector<int64_t> min_sizes;
+  std::vector<int64_t> max_sizes;
+};
+
+struct Metadata {
+  std::vector<std::string> methods;    // user entry points, registration order
+  std::vector<std::string> constants;  // user constant methods
+  std::string reset_state;             // empty without state
+  std::string get_state;               // empty without state
+  std::vector<StateEntry> state;       // get_state order
+  std::vector<InputEntry> inputs;      // tensor inputs of user methods
+
+  // The entry for `method`'s input `index`, or null.
+  const InputEntry* FindInput(const std::string& method, size_t index) const;
+};
+
+// Parses metadata text; the error names the malformed line.
+StatusOr<Metadata> ParseMetadata(std::string_view text);
+
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_RUNTIME_METADATA_H_

@@ -1,0 +1,142 @@
+// Session: one ExecuTorch program with all its methods loaded, sharing state.
+//
+// A pteforge .pte has several entry points that read and write the same state (see
+// python/pteforge). A Session:
+//   - memory-maps the .pte and loads *every* method before the first call (loading a
+//     method later would make ExecuTorch's loader rewrite state: FINDINGS.md);
+//   - gives all methods the same planned arenas: the state arena (memory id 2) so
+//     that they share state, and one work arena of the largest method's size, reused
+//     by all methods since they never run at the same time. Planned memory is thus
+//     max over methods + state, where ExecuTorch's Module pays the sum;
+//   - writes the state's initial values by running the program's `reset_state`;
+//   - copies inputs in and outputs out: a returned Value never aliases runtime memory;
+//   - reads and writes state buffers by the names the exporter emitted.
+// Programs without pteforge metadata also run (every method is an entry point and
+// there is no named state).
+//
+// Errors come back as Status/StatusOr with a message; nothing throws or aborts on bad
+// input (the program file, method names, input values).
+//
+// Thread safety: a Session may be shared between threads. Calls are serialized by an
+// internal mutex (methods share memory, so they must never overlap); a call waits for
+// the one in progress.
+#ifndef PTEFORGE_CC_RUNTIME_SESSION_H_
+#define PTEFORGE_CC_RUNTIME_SESSION_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <executorch/runtime/core/event_tracer.h>
+#include <executorch/runtime/core/tag.h>
+
+#include "cc/runtime/metadata.h"
+#include "cc/runtime/status.h"
+#include "cc/runtime/value.h"
+
+namespace pteforge {
+
+struct SessionOptions {
+  // Receives profiling events from every method (e.g. an ETDumpGen); not owned, must
+  // outlive the Session. Null: no profiling.
+  executorch::runtime::EventTracer* event_tracer = nullptr;
+};
+
+// The type of one method input or output.
+struct ValueSpec {
+  executorch::runtime::Tag tag = executorch::runtime::Tag::None;
+  // For tensors:
+  ScalarType dtype = ScalarType::Float;
+  std::vector<int64_t> min_sizes;  // lower bounds (= max_sizes where static)
+  std::vector<int64_t> max_sizes;  // the sizes, or upper bounds where dynamic
+  // Per dimension. For inputs of a pteforge program, from the exporter's dynamic
+  // shapes; otherwise every dimension of a resizable tensor counts as dynamic (0..max).
+  // Outputs: all false (their sizes are known after a call).
+  std::vector<bool> dynamic;
+};
+
+struct MethodSignature {
+  std::string name;
+  std::vector<ValueSpec> inputs;
+  std::vector<ValueSpec> outputs;
+  size_t planned_work_bytes = 0;  // what the method plans outside the state arena
+};
+
+// One state buffer: where it lives in the state arena.
+struct StateBuffer {
+  std::string name;
+  bool shared = false;
+  ScalarType dtype = ScalarType::Float;
+  std::vector<int64_t> sizes;
+  size_t offset = 0;  // in the state arena
+  size_t nbytes = 0;
+};
+
+struct MemoryUsage {
+  size_t state_arena_bytes = 0;  // planned memory id 2, shared by all methods
+  size_t work_arena_bytes = 0;   // all other planned memory, shared by all methods
+  size_t total_planned_bytes() const { return state_arena_bytes + work_arena_bytes; }
+  // What one arena per method would cost (ExecuTorch's default): sum of each
+  // method's own work memory, plus the state.
+  size_t separate_arenas_bytes = 0;
+};
+
+class Session {
+ public:
+  // Opens `path` and loads every method. The error says what is wrong with the file.
+  static StatusOr<std::unique_ptr<Session>> Open(const std::string& path, SessionOptions options = {});
+
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // The user's entry points (every method of a non-pteforge program), in the order
+  // the exporter registered them.
+  const std::vector<std::string>& methods() const { return methods_; }
+  // The user's constant methods (e.g. max_rows).
+  const std::vector<std::string>& constants() const { return constants_; }
+  // Every method in the program, including generated ones, sorted.
+  const std::vector<std::string>& all_methods() const { return all_methods_; }
+  // The state buffers in get_state order (empty for a non-pteforge program).
+  const std::vector<StateBuffer>& state() const { return state_; }
+  const MemoryUsage& memory() const { return memory_; }
+
+  StatusOr<MethodSignature> Signature(const std::string& method) const;
+
+  // Runs `method` on `inputs` (checked against the signature first: count, kind,
+  // dtype, rank and sizes) and returns copies of its outputs.
+  StatusOr<std::vector<Value>> Execute(const std::string& method, const std::vector<Value>& inputs);
+
+  // A copy of a state buffer's current value.
+  StatusOr<HostTensor> ReadState(const std::string& name);
+  // Overwrites a state buffer; `value` must have its dtype and sizes.
+  Status WriteState(const std::string& name, const HostTensor& value);
+  // Writes every state buffer's initial value (the program's reset_state).
+  Status ResetState();
+
+ private:
+  struct Impl;  // ExecuTorch objects, arenas and loaded methods (session.cc)
+  Session();
+
+  Status Load(const std::string& path, SessionOptions options);
+  Status LocateState();
+  Status ResetStateLocked();
+  const StateBuffer* FindState(const std::string& name) const;
+  StatusOr<std::vector<Value>> ExecuteLocked(const std::string& method, const std::vector<Value>& inputs);
+
+  std::unique_ptr<Impl> impl_;
+  std::mutex mutex_;  // serializes every call that touches program memory
+  std::vector<std::string> methods_;
+  std::vector<std::string> constants_;
+  std::vector<std::string> all_methods_;
+  std::vector<StateBuffer> state_;
+  Metadata metadata_;
+  MemoryUsage memory_;
+};
+
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_RUNTIME_SESSION_H_

@@ -1,0 +1,37 @@
+#include "cc/runtime/threads.h"
+
+#include <cstddef>
+
+// The wheel exports ExecuTorch's thread pool but does not ship its header,
+// extension/threadpool/threadpool.h (FINDINGS.md, "ExecuTorch C++ SDK from the wheel").
+// These declarations match the exported symbols:
+//   executorch::extension::threadpool::get_threadpool()
+//   ThreadPool::_unsafe_reset_threadpool(unsigned int)
+//   ThreadPool::get_thread_count() const
+namespace executorch::extension::threadpool {
+class ThreadPool {
+ public:
+  size_t get_thread_count() const;
+  bool _unsafe_reset_threadpool(uint32_t num_threads);
+};
+ThreadPool* get_threadpool();
+}  // namespace executorch::extension::threadpool
+
+namespace pteforge {
+
+Status SetThreadCount(uint32_t threads) {
+  if (threads == 0) return Failure(Error::InvalidArgument, "the thread count must be at least 1");
+  auto* pool = executorch::extension::threadpool::get_threadpool();
+  if (pool == nullptr) return Failure(Error::NotSupported, "this ExecuTorch runtime has no thread pool");
+  if (!pool->_unsafe_reset_threadpool(threads)) {
+    return Failure(Error::Internal, "could not resize the thread pool to %u threads", threads);
+  }
+  return Status();
+}
+
+uint32_t ThreadCount() {
+  auto* pool = executorch::extension::threadpool::get_threadpool();
+  return pool == nullptr ? 1 : static_cast<uint32_t>(pool->get_thread_count());
+}
+
+}  // namespace pteforge

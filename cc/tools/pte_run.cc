@@ -1,0 +1,130 @@
+// pte_run: open a .pte in a Session, list what it offers, or run calls in order.
+//
+//   pte_run --model=stateful.pte --list
+//   pte_run --model=stateful.pte --call='set_cache(full(2)[3,8])' --call='get_cache(zeros[4,8])'
+//   pte_run --model=stateful.pte --calls=session.txt --etdump=profile.etdp --threads=2
+//
+// The call language is described in cc/cli/calls.h. Exit status: 0 on success, 1 when
+// the model or a call fails, 2 for bad flags.
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+#include <executorch/devtools/etdump/etdump_flatcc.h>
+
+#include "cc/cli/calls.h"
+#include "cc/cli/describe.h"
+#include "cc/cli/flags.h"
+#include "cc/cli/format.h"
+#include "cc/runtime/session.h"
+#include "cc/runtime/threads.h"
+
+namespace pteforge {
+namespace {
+
+int Fail(const Status& status, int exit_code) {
+  std::fprintf(stderr, "pte_run: error: %s\n", status.message().c_str());
+  return exit_code;
+}
+
+StatusOr<std::vector<Call>> CollectCalls(const Flags& flags) {
+  std::vector<Call> calls;
+  if (flags.IsSet("calls")) {
+    std::ifstream in(flags.Get("calls"));
+    if (!in) return Failure(Error::AccessFailed, "cannot read --calls=%s", flags.Get("calls").c_str());
+    auto from_file = ParseCallsFile(std::string(std::istreambuf_iterator<char>(in), {}));
+    if (!from_file.ok()) {
+      return Failure(Error::InvalidArgument, "%s: %s", flags.Get("calls").c_str(), from_file.status().message().c_str());
+    }
+    calls = std::move(from_file.value());
+  }
+  for (const auto& text : flags.GetAll("call")) {
+    auto call = ParseCall(text);
+    if (!call.ok()) return call.status();
+    calls.push_back(std::move(call.value()));
+  }
+  return calls;
+}
+
+Status WriteEtdump(executorch::etdump::ETDumpGen& etdump, const std::string& path) {
+  executorch::etdump::ETDumpResult result = etdump.get_etdump_data();
+  if (result.buf == nullptr || result.size == 0) {
+    return Failure(Error::Internal, "no profiling data was recorded for --etdump=%s", path.c_str());
+  }
+  FILE* file = std::fopen(path.c_str(), "wb");
+  bool ok = file != nullptr && std::fwrite(result.buf, 1, result.size, file) == result.size;
+  if (file != nullptr) ok = std::fclose(file) == 0 && ok;
+  std::free(result.buf);
+  if (!ok) return Failure(Error::AccessFailed, "cannot write --etdump=%s", path.c_str());
+  std::printf("wrote the profile to %s\n", path.c_str());
+  return Status();
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  flags.Define("model", "the .pte to open");
+  flags.DefineSwitch("list", "print methods, constants, state and planned memory");
+  flags.DefineRepeated("call", "a call to run, e.g. 'get_cache(zeros[4,8])' (cc/cli/calls.h)");
+  flags.Define("calls", "a file of calls, one per line ('#' comments)");
+  flags.Define("etdump", "write an ExecuTorch profile (ETDump) of the calls to this file");
+  flags.Define("threads", "threads for the kernels and XNNPACK (default: ExecuTorch's choice)", "1");
+  flags.Define("max_print", "print at most this many elements per tensor", "64");
+  flags.DefineSwitch("help", "show this help");
+  std::string usage = std::string("usage: ") + argv[0] + " --model=x.pte [--list] [--call=...] [--calls=file]\n" +
+                      flags.Help();
+  Status parsed = flags.Parse(argc, argv);
+  if (!parsed.ok()) return Fail(parsed, 2);
+  if (flags.IsSet("help")) {
+    std::printf("%s", usage.c_str());
+    return 0;
+  }
+  if (!flags.positional().empty()) {
+    return Fail(Failure(Error::InvalidArgument, "unexpected argument '%s'", flags.positional()[0].c_str()), 2);
+  }
+  if (!flags.IsSet("model")) return Fail(Failure(Error::InvalidArgument, "--model is required\n%s", usage.c_str()), 2);
+  auto threads = flags.GetInt("threads", 1, 256);
+  if (!threads.ok()) return Fail(threads.status(), 2);
+  auto max_print = flags.GetInt("max_print", 0, int64_t{1} << 40);
+  if (!max_print.ok()) return Fail(max_print.status(), 2);
+  auto calls = CollectCalls(flags);
+  if (!calls.ok()) return Fail(calls.status(), 2);
+  if (!flags.IsSet("list") && calls->empty()) {
+    return Fail(Failure(Error::InvalidArgument, "nothing to do: give --list, --call or --calls"), 2);
+  }
+
+  if (flags.IsSet("threads")) {
+    Status threads_set = SetThreadCount(static_cast<uint32_t>(threads.value()));
+    if (!threads_set.ok()) return Fail(threads_set, 1);
+  }
+  executorch::etdump::ETDumpGen etdump;
+  SessionOptions options;
+  if (flags.IsSet("etdump")) options.event_tracer = &etdump;
+  auto session = Session::Open(flags.Get("model"), options);
+  if (!session.ok()) return Fail(session.status(), 1);
+
+  if (flags.IsSet("list")) std::printf("%s", DescribeSession(*session.value()).c_str());
+  int index = 0;
+  for (const Call& call : calls.value()) {
+    ++index;
+    auto outputs = session.value()->Execute(call.method, call.args);
+    if (!outputs.ok()) {
+      return Fail(Failure(outputs.status().code(), "call %d, %s: %s", index, call.text.c_str(),
+                          outputs.status().message().c_str()),
+                  1);
+    }
+    std::printf("[%d] %s\n", index, call.text.c_str());
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      std::printf("    output %zu: %s\n", i, FormatValue(outputs->at(i), max_print.value()).c_str());
+    }
+  }
+  if (flags.IsSet("etdump")) {
+    Status written = WriteEtdump(etdump, flags.Get("etdump"));
+    if (!written.ok()) return Fail(written, 1);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace pteforge
+
+int main(int argc, char** argv) { return pteforge::Main(argc, argv); }
