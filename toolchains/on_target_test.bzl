@@ -20,6 +20,8 @@ per target.
 TARGET_PLATFORMS = {
     "aarch64": "//toolchains:linux_aarch64",
     "cortex_m55": "//toolchains:cortex_m55",
+    # The host itself, with clang's libFuzzer + sanitizer instrumentation.
+    "x86_64_libfuzzer": "//toolchains:linux_x86_64_libfuzzer",
 }
 
 _COPT = "//command_line_option:copt"
@@ -30,8 +32,8 @@ def _without_sanitizers(flags):
                                        not flag.startswith("-fno-sanitize")]
 
 def _to_target_platform_impl(settings, attr):
-    # Sanitizers (--config=asan) are for the host: the cross toolchains have no
-    # sanitizer runtimes, so a host ASan run still runs its on-target tests plainly.
+    # --config=asan's sanitizer flags are for the host GCC build: the cross toolchains
+    # have no sanitizer runtimes, and the libfuzzer toolchain sets its own.
     return {
         "//command_line_option:platforms": TARGET_PLATFORMS[attr.target],
         _COPT: _without_sanitizers(settings[_COPT]),

@@ -10,6 +10,8 @@
 #               from its rpath.
 #   cortex_m55  qemu-system-arm -M mps3-an547 with semihosting: the program's argv is
 #               passed through semihosting and its exit() status becomes qemu's.
+#   x86_64_libfuzzer
+#               the host itself (the program is instrumented, not emulated).
 #
 # The run is bounded: PTEFORGE_TARGET_TIMEOUT seconds if set, otherwise a little less
 # than Bazel's own test timeout (TEST_TIMEOUT), so a hang is reported here, by name,
@@ -17,7 +19,7 @@
 set -uo pipefail
 
 if [[ $# -lt 2 ]]; then
-  echo "usage: $0 <aarch64|cortex_m55> <program> [args...]" >&2
+  echo "usage: $0 <aarch64|cortex_m55|x86_64_libfuzzer> <program> [args...]" >&2
   exit 2
 fi
 target="$1"
@@ -46,8 +48,15 @@ case "$target" in
     command=(qemu-system-arm -M mps3-an547 -m 2G -nographic -monitor none
              -semihosting-config "$semihosting" -kernel "$program")
     ;;
+  x86_64_libfuzzer)
+    # A libFuzzer binary: new inputs go to a fresh writable corpus directory (the
+    # seeds given as arguments are read-only runfiles); crash reproducers are kept
+    # with the test's outputs.
+    work="$(mktemp -d "${TEST_TMPDIR:-/tmp}/fuzz.XXXXXX")"
+    command=("$program" "-artifact_prefix=${TEST_UNDECLARED_OUTPUTS_DIR:-$work}/" "$work" "$@")
+    ;;
   *)
-    echo "run_on_target: unknown target '$target' (expected aarch64 or cortex_m55)" >&2
+    echo "run_on_target: unknown target '$target' (expected aarch64, cortex_m55 or x86_64_libfuzzer)" >&2
     exit 2
     ;;
 esac

@@ -1,5 +1,7 @@
 #include "cc/runtime/session.h"
 
+#include "cc/runtime/program_check.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/tensor/tensor_ptr.h>
@@ -19,6 +22,7 @@
 namespace pteforge {
 namespace {
 
+using executorch::extension::BufferDataLoader;
 using executorch::extension::MallocMemoryAllocator;
 using executorch::extension::MmapDataLoader;
 using executorch::runtime::EValue;
@@ -95,7 +99,7 @@ struct LoadedMethod {
 }  // namespace
 
 struct Session::Impl {
-  std::unique_ptr<MmapDataLoader> loader;
+  std::unique_ptr<executorch::runtime::DataLoader> loader;
   std::unique_ptr<Program> program;
   std::vector<std::unique_ptr<Arena>> arenas;  // per planned memory id, shared
   std::unordered_map<std::string, std::unique_ptr<LoadedMethod>> methods;
@@ -111,12 +115,22 @@ Session::~Session() = default;
 
 StatusOr<std::unique_ptr<Session>> Session::Open(const std::string& path, SessionOptions options) {
   std::unique_ptr<Session> session(new Session());
-  Status status = session->Load(path, options);
+  Status status = session->LoadFile(path, options);
   if (!status.ok()) return status;
   return session;
 }
 
-Status Session::Load(const std::string& path, SessionOptions options) {
+StatusOr<std::unique_ptr<Session>> Session::OpenBuffer(const void* data, size_t size, SessionOptions options) {
+  executorch::runtime::runtime_init();
+  std::unique_ptr<Session> session(new Session());
+  if (size == 0) return Failure(Error::InvalidProgram, "the program buffer is empty, not an ExecuTorch program");
+  session->impl_->loader = std::make_unique<BufferDataLoader>(data, size);
+  Status status = session->Load("the program buffer", size, options);
+  if (!status.ok()) return status;
+  return session;
+}
+
+Status Session::LoadFile(const std::string& path, SessionOptions options) {
   executorch::runtime::runtime_init();
   struct stat info;
   if (::stat(path.c_str(), &info) != 0) {
@@ -133,13 +147,29 @@ Status Session::Load(const std::string& path, SessionOptions options) {
     return Failure(loader.error(), "cannot memory-map '%s'", path.c_str());
   }
   impl_->loader = std::make_unique<MmapDataLoader>(std::move(loader.get()));
+  return Load("'" + path + "'", static_cast<size_t>(info.st_size), options);
+}
+
+Status Session::Load(const std::string& what, size_t size, SessionOptions options) {
+  // The runtime verifies the flatbuffer but trusts what is in it: check that first.
+  {
+    auto bytes = impl_->loader->load(0, size, executorch::runtime::DataLoader::SegmentInfo(
+                                                  executorch::runtime::DataLoader::SegmentInfo::Type::Program));
+    if (!bytes.ok()) return Failure(bytes.error(), "cannot read %s", what.c_str());
+    Status checked = CheckProgram(static_cast<const uint8_t*>(bytes->data()), size);
+    bytes->Free();
+    if (!checked.ok()) {
+      return Failure(checked.code(), "%s is not a valid ExecuTorch program: %s", what.c_str(),
+                     checked.message().c_str());
+    }
+  }
   // Full verification: a truncated or corrupted file must fail here, not crash later.
   auto program = Program::load(impl_->loader.get(), Program::Verification::InternalConsistency);
   if (!program.ok()) {
     return Failure(program.error(),
-                   "'%s' is not a valid ExecuTorch program: it is truncated, corrupted, or not a "
-                   ".pte file (%lld bytes)",
-                   path.c_str(), static_cast<long long>(info.st_size));
+                   "%s is not a valid ExecuTorch program: it is truncated, corrupted, or not a "
+                   ".pte file (%zu bytes)",
+                   what.c_str(), size);
   }
   impl_->program = std::make_unique<Program>(std::move(program.get()));
   Program& prog = *impl_->program;
@@ -167,6 +197,14 @@ Status Session::Load(const std::string& path, SessionOptions options) {
     impl_->methods.emplace(loaded->name, std::move(loaded));
   }
   std::sort(all_methods_.begin(), all_methods_.end());
+  size_t planned = 0;
+  for (size_t size : arena_sizes) planned += size;
+  if (planned > options.max_planned_bytes) {
+    return Failure(Error::MemoryAllocationFailed,
+                   "%s needs %zu bytes of planned memory, more than the limit of %zu "
+                   "(SessionOptions::max_planned_bytes)",
+                   what.c_str(), planned, options.max_planned_bytes);
+  }
   for (size_t id = 0; id < arena_sizes.size(); ++id) {
     impl_->arenas.push_back(std::make_unique<Arena>(arena_sizes[id]));
     if (!impl_->arenas.back()->ok()) {

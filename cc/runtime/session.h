@@ -43,6 +43,9 @@ struct SessionOptions {
   // Receives profiling events from every method (e.g. an ETDumpGen); not owned, must
   // outlive the Session. Null: no profiling.
   executorch::runtime::EventTracer* event_tracer = nullptr;
+  // Refuse programs whose planned memory (state + work arenas) exceeds this, instead of
+  // allocating it: a corrupted or unexpected program must not take the device's memory.
+  size_t max_planned_bytes = size_t{2} << 30;
 };
 
 // The type of one method input or output.
@@ -88,6 +91,8 @@ class Session {
  public:
   // Opens `path` and loads every method. The error says what is wrong with the file.
   static StatusOr<std::unique_ptr<Session>> Open(const std::string& path, SessionOptions options = {});
+  // The same for a program already in memory; `data` must outlive the Session.
+  static StatusOr<std::unique_ptr<Session>> OpenBuffer(const void* data, size_t size, SessionOptions options = {});
 
   ~Session();
   Session(const Session&) = delete;
@@ -121,7 +126,9 @@ class Session {
   struct Impl;  // ExecuTorch objects, arenas and loaded methods (session.cc)
   Session();
 
-  Status Load(const std::string& path, SessionOptions options);
+  Status LoadFile(const std::string& path, SessionOptions options);
+  // Loads the program from impl_->loader; `what` names it in messages.
+  Status Load(const std::string& what, size_t size, SessionOptions options);
   Status LocateState();
   Status ResetStateLocked();
   const StateBuffer* FindState(const std::string& name) const;

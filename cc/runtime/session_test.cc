@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -235,6 +236,28 @@ TEST(SessionTest, BadFilesAreRefusedWithSpecificMessages) {
   EXPECT_NE(missing.status().message().find("No such file or directory"), std::string::npos);
   auto directory = Session::Open(TempPath(""));
   EXPECT_NE(directory.status().message().find("is not a regular file"), std::string::npos);
+}
+
+TEST(SessionTest, OpensAProgramInMemory) {
+  std::string bytes = ReadFile(g_model);
+  std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+  std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  auto session = Session::OpenBuffer(aligned.data(), bytes.size());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  EXPECT_EQ(SetCacheRows(*session.value(), 2, 5.0f), 1);
+  ExpectAll(GetCache(*session.value()), 5.0f, 0, 16);
+  auto empty = Session::OpenBuffer(aligned.data(), 0);
+  EXPECT_EQ(empty.status().message(), "the program buffer is empty, not an ExecuTorch program");
+}
+
+TEST(SessionTest, PlannedMemoryAboveTheLimitIsRefused) {
+  SessionOptions options;
+  options.max_planned_bytes = 100;
+  auto session = Session::Open(g_model, options);
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("bytes of planned memory, more than the limit of 100"),
+            std::string::npos)
+      << session.status().message();
 }
 
 TEST(SessionTest, ConcurrentCallsAreSerialized) {

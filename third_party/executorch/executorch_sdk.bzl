@@ -15,7 +15,7 @@ _WHEEL_ENV = "PTEFORGE_EXECUTORCH_AARCH64_WHEEL"
 
 def _from_venv(rctx):
     package = site_packages(rctx, venv_path(rctx)).get_child("executorch")
-    for part in ["include", "lib"]:
+    for part in ["include", "lib", "schema"]:
         rctx.symlink(package.get_child(part), part)
 
 def _pinned_wheel(rctx):
@@ -39,7 +39,7 @@ def _from_aarch64_wheel(rctx):
     # A wheel is a zip file, but extract() goes by the file name's suffix.
     rctx.symlink(wheel, "executorch.zip")
     rctx.extract("executorch.zip", output = "wheel")
-    for part in ["include", "lib"]:
+    for part in ["include", "lib", "schema"]:
         rctx.symlink("wheel/executorch/" + part, part)
 
 def _executorch_sdk_impl(rctx):
