@@ -229,7 +229,7 @@ class MultiMethodExporter:
             placements=placements,
             constants=self._constants,
             pte_bytes=len(data),
-            constant_data_bytes=plan.constant_data_bytes(emitted.executorch_program),
+            constant_data_bytes=plan.constant_data_bytes(emitted.executorch_program, data),
             delegated=delegated,
             conformance=conformance,
         )

@@ -82,9 +82,18 @@ def read_plans(program: Program) -> dict[str, MethodPlan]:
     return plans
 
 
-def constant_data_bytes(program: Program) -> int:
-    """Bytes of constant tensor data and delegate payloads in the program."""
+def constant_data_bytes(program: Program, data: bytes) -> int:
+    """Bytes of constant tensor data and delegate payloads in the serialized program:
+    what is inline in the flatbuffer plus the segments after it (constants, delegate
+    blobs, XNNPACK's weights), whose total size the extended header records."""
     inline = sum(len(buffer.storage) for buffer in program.constant_buffer)
-    delegates = sum(len(data.data) for data in program.backend_delegate_data)
-    segments = sum(segment.size for segment in program.segments)
-    return inline + delegates + segments
+    inline += sum(len(delegate.data) for delegate in program.backend_delegate_data)
+    return inline + _segment_data_size(data)
+
+
+def _segment_data_size(data: bytes) -> int:
+    # The .pte extended header at byte 8: b"eh00", u32 header length, u64 program
+    # size, u64 segment base offset, u64 segment data size (little-endian).
+    if len(data) < 40 or data[8:12] != b"eh00":
+        return 0
+    return int.from_bytes(data[32:40], "little")

@@ -1,0 +1,132 @@
+// opus_translate: translate English to French with a .pte made by models/opus.
+//
+//   opus_translate "Hello world." "How are you?"     sentences as arguments
+//   opus_translate < input.txt                       or one sentence per line on stdin
+//
+// Flags: --model (default: the //models:opus_pte built next to this binary), --beams,
+// --max_length, --batch_size, --threads, --etdump=profile.etdp, --print_ids.
+// A sentence that cannot be translated (empty, invalid UTF-8, longer than the model's
+// max_source_length: split it) gets a message on stderr and an empty output line; the
+// exit status is then 1. Bad flags exit with 2.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <executorch/devtools/etdump/etdump_flatcc.h>
+
+#include "cc/cli/flags.h"
+#include "cc/runtime/threads.h"
+#include "cc/translate/translator.h"
+#include "tools/cpp/runfiles/runfiles.h"
+
+namespace pteforge {
+namespace {
+
+int Fail(const std::string& message, int status) {
+  std::fprintf(stderr, "opus_translate: error: %s\n", message.c_str());
+  return status;
+}
+
+std::string DefaultModel(const char* argv0) {
+  std::string error;
+  std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> runfiles(
+      bazel::tools::cpp::runfiles::Runfiles::Create(argv0, &error));
+  return runfiles ? runfiles->Rlocation("pteforge/models/opus.pte") : "";
+}
+
+std::string Ids(const std::vector<int64_t>& ids) {
+  std::string text;
+  for (int64_t id : ids) text += (text.empty() ? "" : " ") + std::to_string(id);
+  return text;
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  flags.Define("model", "the translation .pte (default: //models:opus_pte)");
+  flags.Define("beams", "beam search width; 1 = greedy (default: the model's setting)", "0");
+  flags.Define("max_length", "most tokens per translation, start token included (default: the model's)", "0");
+  flags.Define("batch_size", "sentences translated together (default: as many as fit)", "0");
+  flags.Define("threads", "threads for the kernels and XNNPACK", "1");
+  flags.Define("etdump", "write an ExecuTorch profile (ETDump) to this file");
+  flags.DefineSwitch("print_ids", "print the source and generated token ids too");
+  flags.DefineSwitch("help", "show this help");
+  Status parsed = flags.Parse(argc, argv);
+  if (!parsed.ok()) return Fail(parsed.message(), 2);
+  if (flags.IsSet("help")) {
+    std::printf("usage: %s [flags] [sentence ...]   (no sentences: read lines from stdin)\n%s", argv[0],
+                flags.Help().c_str());
+    return 0;
+  }
+  auto beams = flags.GetInt("beams", 0, 64);
+  auto max_length = flags.GetInt("max_length", 0, 1 << 20);
+  auto batch_size = flags.GetInt("batch_size", 0, 1 << 20);
+  auto threads = flags.GetInt("threads", 1, 256);
+  for (const auto* value : {&beams, &max_length, &batch_size, &threads}) {
+    if (!value->ok()) return Fail(value->status().message(), 2);
+  }
+  std::string model = flags.IsSet("model") ? flags.Get("model") : DefaultModel(argv[0]);
+  if (model.empty()) return Fail("no --model given, and no default model next to this binary", 2);
+  if (flags.IsSet("threads")) {
+    Status set = SetThreadCount(static_cast<uint32_t>(threads.value()));
+    if (!set.ok()) return Fail(set.message(), 1);
+  }
+
+  executorch::etdump::ETDumpGen etdump;
+  SessionOptions session_options;
+  if (flags.IsSet("etdump")) session_options.event_tracer = &etdump;
+  auto translator = Translator::Open(model, session_options);
+  if (!translator.ok()) return Fail(translator.status().message(), 1);
+  const TranslatorInfo& info = translator.value()->info();
+  TranslateOptions options;
+  options.beams = static_cast<int>(beams.value());
+  options.max_length = max_length.value();
+  options.batch_size = static_cast<int>(batch_size.value());
+  std::fprintf(stderr, "opus_translate: %s, %d beam(s)\n", info.model_name.c_str(),
+               options.beams > 0 ? options.beams : info.defaults.beams);
+  if (info.weights_are_random) {
+    std::fprintf(stderr,
+                 "opus_translate: WARNING: this model has UNTRAINED random weights (no OPUS-MT checkpoint was "
+                 "given when it was built): the output is NOT a translation. See README.md, OPUS-MT.\n");
+  }
+
+  bool from_stdin = flags.positional().empty();
+  std::vector<std::string> sentences = flags.positional();
+  if (from_stdin) {
+    for (std::string line; std::getline(std::cin, line);) sentences.push_back(line);
+  }
+  auto results = translator.value()->Translate(sentences, options);
+  if (!results.ok()) return Fail(results.status().message(), 1);
+  int failures = 0;
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    const auto& result = results->at(i);
+    if (!result.ok()) {
+      std::fprintf(stderr, "opus_translate: %s %zu: %s\n", from_stdin ? "line" : "argument", i + 1,
+                   result.status().message().c_str());
+      std::printf("\n");  // keeps output lines aligned with input lines
+      ++failures;
+      continue;
+    }
+    const Translation& translation = result.value();
+    std::printf("%s\n", translation.text.c_str());
+    if (flags.IsSet("print_ids")) {
+      std::printf("  source ids: %s\n  output ids: %s\n", Ids(translation.source_ids).c_str(),
+                  Ids(translation.ids).c_str());
+    }
+  }
+  if (flags.IsSet("etdump")) {
+    executorch::etdump::ETDumpResult dump = etdump.get_etdump_data();
+    FILE* file = std::fopen(flags.Get("etdump").c_str(), "wb");
+    bool ok = file != nullptr && dump.buf != nullptr && std::fwrite(dump.buf, 1, dump.size, file) == dump.size;
+    if (file != nullptr) ok = std::fclose(file) == 0 && ok;
+    std::free(dump.buf);
+    if (!ok) return Fail("cannot write --etdump=" + flags.Get("etdump"), 1);
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace pteforge
+
+int main(int argc, char** argv) { return pteforge::Main(argc, argv); }

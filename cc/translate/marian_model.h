@@ -1,0 +1,31 @@
+// The Seq2SeqModel of a Marian .pte: encode / decode_step / reorder_cache of
+// models/opus/marian.py on a Session. Keeps each row's encoder mask between steps.
+#ifndef PTEFORGE_CC_TRANSLATE_MARIAN_MODEL_H_
+#define PTEFORGE_CC_TRANSLATE_MARIAN_MODEL_H_
+
+#include "cc/runtime/session.h"
+#include "cc/translate/search.h"
+
+namespace pteforge {
+
+class MarianModel : public Seq2SeqModel {
+ public:
+  // `session` must outlive this object.
+  MarianModel(Session* session, int64_t vocab_size, int64_t pad_token)
+      : session_(session), vocab_size_(vocab_size), pad_token_(pad_token) {}
+
+  Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) override;
+  StatusOr<std::vector<float>> Step(const std::vector<int64_t>& tokens, int64_t length) override;
+  Status Reorder(const std::vector<int64_t>& rows) override;
+  int64_t vocab_size() const override { return vocab_size_; }
+
+ private:
+  Session* session_;
+  int64_t vocab_size_;
+  int64_t pad_token_;
+  HostTensor row_masks_;  // [rows, source length]
+};
+
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_TRANSLATE_MARIAN_MODEL_H_

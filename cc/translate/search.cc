@@ -1,0 +1,197 @@
+#include "cc/translate/search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace pteforge {
+namespace {
+
+// transformers' "very large negative" for excluded beams, in float32 as it computes.
+constexpr float kExcluded = -1.0e9f;
+
+// Indices of the `k` largest values, largest first; equal values keep index order.
+std::vector<int64_t> TopK(const std::vector<float>& values, size_t k) {
+  std::vector<int64_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0);
+  k = std::min(k, order.size());
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
+    return values[a] > values[b] || (values[a] == values[b] && a < b);
+  });
+  order.resize(k);
+  return order;
+}
+
+// ForcedEOSTokenLogitsProcessor: at the last position only </s> remains.
+void ForceEos(std::vector<float>& log_probs, int64_t vocab, int64_t eos) {
+  for (size_t row = 0; row < log_probs.size() / vocab; ++row) {
+    float* scores = log_probs.data() + row * vocab;
+    std::fill(scores, scores + vocab, -std::numeric_limits<float>::infinity());
+    scores[eos] = 0.0f;
+  }
+}
+
+std::vector<int64_t> Trim(const std::vector<int64_t>& sequence, int64_t eos, int64_t pad) {
+  std::vector<int64_t> out;
+  for (size_t i = 1; i < sequence.size(); ++i) {  // [0] is the start token
+    if (sequence[i] == pad) break;
+    out.push_back(sequence[i]);
+    if (sequence[i] == eos) break;
+  }
+  return out;
+}
+
+StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
+                                                   const std::vector<std::vector<int64_t>>& sources,
+                                                   const SearchOptions& options) {
+  const size_t n = sources.size();
+  const int64_t vocab = model.vocab_size();
+  PTEFORGE_RETURN_IF_ERROR(model.Encode(sources, 1));
+  std::vector<std::vector<int64_t>> sequences(n, std::vector<int64_t>{options.start_token});
+  std::vector<bool> unfinished(n, true);
+  for (int64_t length = 1;; ++length) {
+    std::vector<int64_t> last(n);
+    for (size_t i = 0; i < n; ++i) last[i] = sequences[i].back();
+    auto log_probs = model.Step(last, length);
+    if (!log_probs.ok()) return log_probs.status();
+    if (options.forced_eos && length == options.max_length - 1) ForceEos(log_probs.value(), vocab, options.eos_token);
+    bool any = false;
+    for (size_t i = 0; i < n; ++i) {
+      const float* row = log_probs->data() + i * vocab;
+      int64_t token = std::max_element(row, row + vocab) - row;  // first of equal maxima, as argmax
+      if (!unfinished[i]) token = options.pad_token;
+      sequences[i].push_back(token);
+      unfinished[i] = unfinished[i] && token != options.eos_token && length + 1 < options.max_length;
+      any = any || unfinished[i];
+    }
+    if (!any) break;
+  }
+  std::vector<std::vector<int64_t>> out;
+  for (const auto& sequence : sequences) out.push_back(Trim(sequence, options.eos_token, options.pad_token));
+  return out;
+}
+
+struct Candidate {
+  float score;        // accumulated log-probability
+  int64_t beam;       // the beam it extends
+  std::vector<int64_t> sequence;
+  bool hits_stop;     // ends with </s> or reaches max_length
+};
+
+StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
+                                                 const std::vector<std::vector<int64_t>>& sources,
+                                                 const SearchOptions& options) {
+  const size_t batch = sources.size();
+  const size_t beams = options.beams;
+  const size_t keep = 2 * beams;  // max(2, 1 + number of eos tokens) * beams
+  const int64_t vocab = model.vocab_size();
+  const auto penalty = [&](int64_t length) {
+    return static_cast<float>(std::pow(static_cast<double>(length), options.length_penalty));
+  };
+  PTEFORGE_RETURN_IF_ERROR(model.Encode(sources, static_cast<int>(beams)));
+
+  std::vector<int64_t> initial(options.max_length, options.pad_token);
+  initial[0] = options.start_token;
+  std::vector<std::vector<std::vector<int64_t>>> running(batch, std::vector<std::vector<int64_t>>(beams, initial));
+  auto finished_sequences = running;
+  std::vector<std::vector<float>> running_scores(batch, std::vector<float>(beams, kExcluded));
+  for (auto& scores : running_scores) scores[0] = 0.0f;
+  std::vector<std::vector<float>> finished_scores(batch, std::vector<float>(beams, kExcluded));
+  std::vector<std::vector<bool>> is_finished(batch, std::vector<bool>(beams, false));
+  std::vector<bool> can_improve(batch, true);
+
+  for (int64_t length = 1;; ++length) {  // `length` tokens so far (transformers' cur_len)
+    std::vector<int64_t> last(batch * beams);
+    for (size_t b = 0; b < batch; ++b) {
+      for (size_t k = 0; k < beams; ++k) last[b * beams + k] = running[b][k][length - 1];
+    }
+    auto log_probs = model.Step(last, length);
+    if (!log_probs.ok()) return log_probs.status();
+    if (options.forced_eos && length == options.max_length - 1) ForceEos(log_probs.value(), vocab, options.eos_token);
+
+    std::vector<int64_t> reorder(batch * beams);
+    bool all_hit = true;
+    for (size_t b = 0; b < batch; ++b) {
+      // Top 2 * beams continuations over all beams of the sentence.
+      std::vector<float> accumulated(beams * vocab);
+      for (size_t k = 0; k < beams; ++k) {
+        const float* row = log_probs->data() + (b * beams + k) * vocab;
+        for (int64_t v = 0; v < vocab; ++v) accumulated[k * vocab + v] = row[v] + running_scores[b][k];
+      }
+      std::vector<Candidate> candidates;
+      for (int64_t index : TopK(accumulated, keep)) {
+        Candidate c{accumulated[index], index / vocab, running[b][index / vocab], false};
+        int64_t token = index % vocab;
+        c.sequence[length] = token;
+        c.hits_stop = token == options.eos_token || length + 1 >= options.max_length;
+        all_hit = all_hit && c.hits_stop;
+        candidates.push_back(std::move(c));
+      }
+      // The best unfinished continuations run on.
+      std::vector<float> running_candidates(keep);
+      for (size_t c = 0; c < keep; ++c) {
+        running_candidates[c] = candidates[c].score + (candidates[c].hits_stop ? kExcluded : -0.0f);
+      }
+      std::vector<int64_t> next = TopK(running_candidates, beams);
+      for (size_t k = 0; k < beams; ++k) {
+        running[b][k] = candidates[next[k]].sequence;
+        running_scores[b][k] = running_candidates[next[k]];
+        reorder[b * beams + k] = static_cast<int64_t>(b * beams) + candidates[next[k]].beam;
+      }
+      // Finished continuations among the top `beams` join the finished list if better.
+      bool all_finished = std::all_of(is_finished[b].begin(), is_finished[b].end(), [](bool f) { return f; });
+      std::vector<float> merged = finished_scores[b];
+      for (size_t c = 0; c < keep; ++c) {
+        bool just_finished = candidates[c].hits_stop && c < beams;
+        float score = candidates[c].score / penalty(length);
+        score += (all_finished && options.early_stopping) ? kExcluded : -0.0f;
+        score += can_improve[b] ? -0.0f : kExcluded;
+        score += just_finished ? -0.0f : kExcluded;
+        merged.push_back(score);
+      }
+      std::vector<std::vector<int64_t>> sequences = finished_sequences[b];
+      std::vector<bool> flags = is_finished[b];
+      for (size_t c = 0; c < keep; ++c) {
+        sequences.push_back(candidates[c].sequence);
+        flags.push_back(candidates[c].hits_stop && c < beams);
+      }
+      std::vector<int64_t> best = TopK(merged, beams);
+      for (size_t k = 0; k < beams; ++k) {
+        finished_sequences[b][k] = sequences[best[k]];
+        finished_scores[b][k] = merged[best[k]];
+        is_finished[b][k] = flags[best[k]];
+      }
+    }
+    // Can any sentence still improve on its finished beams? (early_stopping=False heuristic)
+    bool improvement = false, all_done = true;
+    for (size_t b = 0; b < batch; ++b) {
+      float best_possible = running_scores[b][0] / penalty(length + 1 - 1);
+      float worst = *std::min_element(finished_scores[b].begin(), finished_scores[b].end());
+      bool beats = false;
+      for (size_t k = 0; k < beams; ++k) beats = beats || best_possible > (is_finished[b][k] ? worst : kExcluded);
+      can_improve[b] = can_improve[b] && beats;
+      improvement = improvement || can_improve[b];
+      all_done = all_done && std::all_of(is_finished[b].begin(), is_finished[b].end(), [](bool f) { return f; });
+    }
+    bool open_beam = !(all_done && options.early_stopping);
+    if (!(improvement && open_beam && !all_hit)) break;
+    PTEFORGE_RETURN_IF_ERROR(model.Reorder(reorder));
+  }
+  std::vector<std::vector<int64_t>> out;
+  for (size_t b = 0; b < batch; ++b) out.push_back(Trim(finished_sequences[b][0], options.eos_token, options.pad_token));
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::vector<int64_t>>> Search(Seq2SeqModel& model,
+                                                   const std::vector<std::vector<int64_t>>& sources,
+                                                   const SearchOptions& options) {
+  if (options.beams < 1) return Failure(Error::InvalidArgument, "the number of beams must be at least 1");
+  if (options.max_length < 2) return Failure(Error::InvalidArgument, "max_length must be at least 2");
+  if (sources.empty()) return std::vector<std::vector<int64_t>>{};
+  return options.beams == 1 ? Greedy(model, sources, options) : Beam(model, sources, options);
+}
+
+}  // namespace pteforge

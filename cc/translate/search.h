@@ -1,0 +1,49 @@
+// Greedy and beam search over a sequence-to-sequence model, reproducing transformers'
+// generate (greedy: _sample with do_sample=False; beams: _beam_search, v5) step for
+// step, so the same model gives the same token ids.
+#ifndef PTEFORGE_CC_TRANSLATE_SEARCH_H_
+#define PTEFORGE_CC_TRANSLATE_SEARCH_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "cc/runtime/status.h"
+
+namespace pteforge {
+
+// What a search needs from a model. Rows are decoder rows: sentence s, beam k is row
+// s * beams + k.
+class Seq2SeqModel {
+ public:
+  virtual ~Seq2SeqModel() = default;
+  // Encodes `sources` (padded to one length, `mask` 1 for real tokens) and prepares
+  // `beams` decoder rows per sentence.
+  virtual Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) = 0;
+  // One decoder step: `tokens[row]` at position `length - 1`; returns the next-token
+  // log-probabilities, rows x vocab, row-major.
+  virtual StatusOr<std::vector<float>> Step(const std::vector<int64_t>& tokens, int64_t length) = 0;
+  // Row i takes the decoder history of row `rows[i]`.
+  virtual Status Reorder(const std::vector<int64_t>& rows) = 0;
+  virtual int64_t vocab_size() const = 0;
+};
+
+struct SearchOptions {
+  int beams = 1;
+  int64_t max_length = 128;  // generated sequence length, the start token included
+  double length_penalty = 1.0;
+  bool early_stopping = false;
+  bool forced_eos = true;  // force </s> as the last token at max_length (forced_eos_token_id)
+  int64_t start_token = 0;
+  int64_t eos_token = 0;
+  int64_t pad_token = 0;
+};
+
+// The best sequence per sentence, without the start token, ending with </s> unless it
+// reached max_length.
+StatusOr<std::vector<std::vector<int64_t>>> Search(Seq2SeqModel& model,
+                                                   const std::vector<std::vector<int64_t>>& sources,
+                                                   const SearchOptions& options);
+
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_TRANSLATE_SEARCH_H_
