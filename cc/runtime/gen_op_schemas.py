@@ -14,9 +14,9 @@ b bool list, t tensor list, o optional-tensor list, * anything.
 Usage: gen_op_schemas.py <output.inc>
 """
 
-import logging
 import sys
-import warnings
+
+from pteforge.quiet import quiet_dependencies
 
 
 def _kinds(t) -> str:
@@ -50,8 +50,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    logging.getLogger("torchao").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore")
+    quiet_dependencies()
     import torch
     from executorch.extension.pybindings import portable_lib
 

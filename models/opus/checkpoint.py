@@ -102,9 +102,19 @@ def check_files(directory: str) -> None:
         )
 
 
+def _transformers_quietly():
+    """transformers, with its progress bars (loading, saving weights) off."""
+    import transformers
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    return transformers
+
+
 def load(directory: str) -> Checkpoint:
     """Loads a checkpoint directory (no network access)."""
-    from transformers import GenerationConfig, MarianMTModel
+    transformers = _transformers_quietly()
+    GenerationConfig, MarianMTModel = transformers.GenerationConfig, transformers.MarianMTModel
 
     check_files(directory)
     model = MarianMTModel.from_pretrained(directory, attn_implementation="eager", local_files_only=True).eval()
@@ -158,7 +168,9 @@ def _pieces(spm: bytes) -> list[str]:
 
 def make_random(out_dir: str, size: MarianSize, source_corpus: str, target_corpus: str, seed: int = 0) -> None:
     """Writes a checkpoint of `size` with seeded random weights (see module docstring)."""
-    from transformers import GenerationConfig, MarianConfig, MarianMTModel
+    transformers = _transformers_quietly()
+    GenerationConfig, MarianConfig, MarianMTModel = (
+        transformers.GenerationConfig, transformers.MarianConfig, transformers.MarianMTModel)
 
     def lines(path: str) -> list[str]:
         with open(path, encoding="utf-8") as f:

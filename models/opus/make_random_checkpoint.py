@@ -3,20 +3,20 @@
 Usage: make_random_checkpoint.py <out_dir> <full|tiny> <source_corpus> <target_corpus>
 """
 
-import logging
 import sys
-import warnings
 
-from models.opus import checkpoint
-from models.opus.sizes import SIZES
+from pteforge.quiet import quiet_dependencies
 
 
 def main(argv: list[str]) -> int:
+    from models.opus.sizes import SIZES
+
     if len(argv) != 5 or argv[2] not in SIZES:
         print(__doc__, file=sys.stderr)
         return 2
-    logging.getLogger("torchao").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore", category=FutureWarning)
+    quiet_dependencies()
+    from models.opus import checkpoint
+
     out_dir, size, source, target = argv[1], SIZES[argv[2]], argv[3], argv[4]
     checkpoint.make_random(out_dir, size, source, target)
     print(f"wrote a {size.name} checkpoint with UNTRAINED random weights to {out_dir}", file=sys.stderr)

@@ -6,20 +6,27 @@ Public API:
   ExportError          what went wrong, where, and how to fix it
   Tolerance, Call      conformance settings
   load                 load a pteforge .pte in ExecuTorch's Python runtime
+
+The names load their modules on first use, so that `import pteforge.<module>` of a light
+module (e.g. pteforge.quiet) does not import torch and executorch.
 """
 
-from pteforge.errors import ExportError
-from pteforge.exporter import MultiMethodExporter
-from pteforge.program import PteProgram
-from pteforge.runtime import LoadedProgram, load
-from pteforge.spec import Call, Tolerance
+import importlib
 
-__all__ = [
-    "Call",
-    "ExportError",
-    "LoadedProgram",
-    "MultiMethodExporter",
-    "PteProgram",
-    "Tolerance",
-    "load",
-]
+_EXPORTS = {
+    "Call": "pteforge.spec",
+    "ExportError": "pteforge.errors",
+    "LoadedProgram": "pteforge.runtime",
+    "MultiMethodExporter": "pteforge.exporter",
+    "PteProgram": "pteforge.program",
+    "Tolerance": "pteforge.spec",
+    "load": "pteforge.runtime",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'pteforge' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -15,11 +15,11 @@ import logging
 import os
 import sys
 import traceback
-import warnings
 from typing import Callable
 
 from absl import flags
 
+from pteforge.quiet import quiet_dependencies
 from pteforge.spec import BACKENDS
 
 FLAGS = flags.FLAGS
@@ -35,21 +35,14 @@ class CommandError(Exception):
     """A problem with the command line or the factory; exits with status 2."""
 
 
-def _quiet_dependencies() -> None:
-    """Keeps the output to pteforge's own progress: the libraries below are chatty."""
+def _log_progress() -> None:
+    """Shows pteforge's progress on stderr, one line per stage."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("pteforge: %(message)s"))
     ours = logging.getLogger("pteforge")
     ours.addHandler(handler)
     ours.setLevel(logging.INFO)
     ours.propagate = False  # absl's root handler would prefix every line
-    # torchao warns that its CUDA kernels do not load on a CPU-only machine.
-    logging.getLogger("torchao").setLevel(logging.ERROR)
-    logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    # pteforge initializes mutated buffers itself (reset_state), so ExecuTorch's advice
-    # to run InitializedMutableBufferPass does not apply.
-    warnings.filterwarnings("ignore", message="Mutation on a buffer in the model is detected")
 
 
 def parse_model_args(pairs: list[str]) -> dict[str, str]:
@@ -89,7 +82,8 @@ def load_factory(spec: str) -> Callable:
 
 def main(argv: list[str]) -> int:
     """Runs one export; returns the exit status."""
-    from pteforge.errors import ExportError  # after flag parsing: imports torch
+    quiet_dependencies()  # before executorch is imported
+    from pteforge.errors import ExportError
     from pteforge.exporter import MultiMethodExporter
 
     try:
@@ -102,7 +96,7 @@ def main(argv: list[str]) -> int:
         if not os.path.isdir(out_dir):
             raise CommandError(f"--out={FLAGS.out}: the folder {out_dir} does not exist")
         kwargs = parse_model_args(FLAGS.model_args)
-        _quiet_dependencies()
+        _log_progress()
         factory = load_factory(FLAGS.model)
         try:
             exporter = factory(**kwargs)

@@ -1,15 +1,15 @@
 """Helpers for pteforge's own tests (testonly)."""
 
-import logging
 import sys
 
 import pytest
 
+from pteforge.quiet import quiet_dependencies
+
 
 def main(test_file: str) -> None:
     """Runs pytest on one test file, as py_test's main, and exits with its status."""
-    # torchao warns at import that its CUDA kernels do not load on a CPU-only machine.
-    logging.getLogger("torchao").setLevel(logging.ERROR)
+    quiet_dependencies()
     sys.exit(pytest.main([
         test_file,
         "-v",

@@ -11,11 +11,9 @@ Output format, one record per line:
   output <ids>                   generate()'s ids, start token and padding removed
 """
 
-import logging
 import sys
-import warnings
 
-import torch
+from pteforge.quiet import quiet_dependencies
 
 # Batches (as indices into the sentence file) and beam widths: greedy and beams, one
 # sentence and several (padded to the longest).
@@ -29,8 +27,8 @@ def main(argv: list[str]) -> int:
     if len(argv) != 5:
         print(__doc__, file=sys.stderr)
         return 2
-    logging.getLogger("torchao").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore")
+    quiet_dependencies()
+    import torch
     from transformers import MarianMTModel, MarianTokenizer
     from transformers.utils import logging as hf_logging
 
