@@ -1,7 +1,7 @@
 """Offline stand-ins for the repositories Bazel 4.2.3's WORKSPACE suffix downloads.
 
 Bazel appends a suffix to every WORKSPACE that declares rules_cc, rules_java and
-remote_coverage_tools as http_archives unless they already exist. None of them is
+remote_coverage_tools as archives to download unless they already exist. None is
 reachable offline, and Debian's bazel-rules-cc 0.0.4 is too new for this Bazel
 (FINDINGS.md, "Bazel"), so each is written here as a minimal repository. A newer Bazel
 with Bzlmod and a registry mirror would make this file unnecessary.
