@@ -4,10 +4,13 @@
 //   opus_translate < input.txt                       or one sentence per line on stdin
 //
 // Flags: --model (default: the //models:opus_pte built next to this binary), --beams,
-// --max_length, --batch_size, --threads, --etdump=profile.etdp, --print_ids.
+// --max_length, --batch_size, --threads, --etdump=profile.etdp, --print_ids, and for
+// benchmarks --min_length and --stats (one JSON line of timings per sentence on stderr,
+// sentences then translated one at a time).
 // A sentence that cannot be translated (empty, invalid UTF-8, longer than the model's
 // max_source_length: split it) gets a message on stderr and an empty output line; the
 // exit status is then 1. Bad flags exit with 2.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -51,6 +54,8 @@ int Main(int argc, char** argv) {
   flags.Define("threads", "threads for the kernels and XNNPACK", "1");
   flags.Define("etdump", "write an ExecuTorch profile (ETDump) to this file");
   flags.DefineSwitch("print_ids", "print the source and generated token ids too");
+  flags.Define("min_length", "no </s> before this many tokens (benchmarks: equal lengths)", "0");
+  flags.DefineSwitch("stats", "print timings per sentence as JSON on stderr (one sentence at a time)");
   flags.DefineSwitch("help", "show this help");
   Status parsed = flags.Parse(argc, argv);
   if (!parsed.ok()) return Fail(parsed.message(), 2);
@@ -63,7 +68,8 @@ int Main(int argc, char** argv) {
   auto max_length = flags.GetInt("max_length", 0, 1 << 20);
   auto batch_size = flags.GetInt("batch_size", 0, 1 << 20);
   auto threads = flags.GetInt("threads", 1, 256);
-  for (const auto* value : {&beams, &max_length, &batch_size, &threads}) {
+  auto min_length = flags.GetInt("min_length", 0, 1 << 20);
+  for (const auto* value : {&beams, &max_length, &batch_size, &threads, &min_length}) {
     if (!value->ok()) return Fail(value->status().message(), 2);
   }
   std::string model = flags.IsSet("model") ? flags.Get("model") : DefaultModel(argv[0]);
@@ -76,13 +82,17 @@ int Main(int argc, char** argv) {
   executorch::etdump::ETDumpGen etdump;
   SessionOptions session_options;
   if (flags.IsSet("etdump")) session_options.event_tracer = &etdump;
+  auto load_start = std::chrono::steady_clock::now();
   auto translator = Translator::Open(model, session_options);
   if (!translator.ok()) return Fail(translator.status().message(), 1);
+  double load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   const TranslatorInfo& info = translator.value()->info();
   TranslateOptions options;
   options.beams = static_cast<int>(beams.value());
   options.max_length = max_length.value();
   options.batch_size = static_cast<int>(batch_size.value());
+  options.min_length = min_length.value();
   std::fprintf(stderr, "opus_translate: %s, %d beam(s)\n", info.model_name.c_str(),
                options.beams > 0 ? options.beams : info.defaults.beams);
   if (info.weights_are_random) {
@@ -96,8 +106,26 @@ int Main(int argc, char** argv) {
   if (from_stdin) {
     for (std::string line; std::getline(std::cin, line);) sentences.push_back(line);
   }
-  auto results = translator.value()->Translate(sentences, options);
-  if (!results.ok()) return Fail(results.status().message(), 1);
+  StatusOr<std::vector<StatusOr<Translation>>> results = std::vector<StatusOr<Translation>>();
+  if (flags.IsSet("stats")) {
+    std::fprintf(stderr, "{\"load_ms\": %.3f}\n", load_ms);
+    for (const std::string& sentence : sentences) {  // one at a time, to time each
+      translator.value()->ResetStats();
+      auto one = translator.value()->Translate({sentence}, options);
+      if (!one.ok()) return Fail(one.status().message(), 1);
+      const TranslateStats stats = translator.value()->stats();
+      const auto& result = one->at(0);
+      std::fprintf(stderr,
+                   "{\"source_tokens\": %zu, \"generated_tokens\": %zu, \"encode_ms\": %.3f, \"decode_ms\": %.3f, "
+                   "\"steps\": %lld}\n",
+                   result.ok() ? result->source_ids.size() : 0, result.ok() ? result->ids.size() : 0,
+                   stats.encode_ms, stats.decode_ms, static_cast<long long>(stats.steps));
+      results->push_back(std::move(one->at(0)));
+    }
+  } else {
+    results = translator.value()->Translate(sentences, options);
+    if (!results.ok()) return Fail(results.status().message(), 1);
+  }
   int failures = 0;
   for (size_t i = 0; i < sentences.size(); ++i) {
     const auto& result = results->at(i);

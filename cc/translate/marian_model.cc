@@ -1,10 +1,26 @@
 #include "cc/translate/marian_model.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+
+#include "cc/translate/translator.h"
 
 namespace pteforge {
 namespace {
+
+// Adds the lifetime of a scope to a nanosecond counter.
+class ScopeTimer {
+ public:
+  explicit ScopeTimer(int64_t* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~ScopeTimer() {
+    *total_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  int64_t* total_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 HostTensor Int64Tensor(std::vector<int64_t> sizes, const std::vector<int64_t>& values) {
   return HostTensor::FromValues(ScalarType::Long, std::move(sizes), values);
@@ -12,7 +28,16 @@ HostTensor Int64Tensor(std::vector<int64_t> sizes, const std::vector<int64_t>& v
 
 }  // namespace
 
+TranslateStats MarianModel::stats() const {
+  TranslateStats stats;
+  stats.encode_ms = encode_ns_ / 1e6;
+  stats.decode_ms = decode_ns_ / 1e6;
+  stats.steps = steps_;
+  return stats;
+}
+
 Status MarianModel::Encode(const std::vector<std::vector<int64_t>>& sources, int beams) {
+  ScopeTimer timer(&encode_ns_);
   const int64_t batch = static_cast<int64_t>(sources.size());
   size_t length = 0;
   for (const auto& ids : sources) length = std::max(length, ids.size());
@@ -32,6 +57,8 @@ Status MarianModel::Encode(const std::vector<std::vector<int64_t>>& sources, int
 }
 
 StatusOr<std::vector<float>> MarianModel::Step(const std::vector<int64_t>& tokens, int64_t length) {
+  ScopeTimer timer(&decode_ns_);
+  ++steps_;
   const int64_t n = static_cast<int64_t>(tokens.size());
   auto result = session_->Execute(
       "decode_step", {Int64Tensor({n, 1}, tokens), row_masks_, Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1))});
@@ -48,6 +75,7 @@ StatusOr<std::vector<float>> MarianModel::Step(const std::vector<int64_t>& token
 }
 
 Status MarianModel::Reorder(const std::vector<int64_t>& rows) {
+  ScopeTimer timer(&decode_ns_);
   auto result = session_->Execute("reorder_cache", {Int64Tensor({static_cast<int64_t>(rows.size())}, rows)});
   return result.ok() ? Status() : result.status();
 }

@@ -1,10 +1,15 @@
 // The Seq2SeqModel of a Marian .pte: encode / decode_step / reorder_cache of
-// models/opus/marian.py on a Session. Keeps each row's encoder mask between steps.
+// models/opus/marian.py on a Session. Keeps each row's encoder mask between steps, and
+// times the calls.
 #ifndef PTEFORGE_CC_TRANSLATE_MARIAN_MODEL_H_
 #define PTEFORGE_CC_TRANSLATE_MARIAN_MODEL_H_
 
 #include "cc/runtime/session.h"
 #include "cc/translate/search.h"
+
+namespace pteforge {
+struct TranslateStats;
+}
 
 namespace pteforge {
 
@@ -19,11 +24,17 @@ class MarianModel : public Seq2SeqModel {
   Status Reorder(const std::vector<int64_t>& rows) override;
   int64_t vocab_size() const override { return vocab_size_; }
 
+  TranslateStats stats() const;
+  void ResetStats() { encode_ns_ = decode_ns_ = steps_ = 0; }
+
  private:
   Session* session_;
   int64_t vocab_size_;
   int64_t pad_token_;
   HostTensor row_masks_;  // [rows, source length]
+  int64_t encode_ns_ = 0;
+  int64_t decode_ns_ = 0;
+  int64_t steps_ = 0;
 };
 
 }  // namespace pteforge

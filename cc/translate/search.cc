@@ -32,6 +32,20 @@ void ForceEos(std::vector<float>& log_probs, int64_t vocab, int64_t eos) {
   }
 }
 
+// MinLengthLogitsProcessor: no </s> before min_length.
+void SuppressEos(std::vector<float>& log_probs, int64_t vocab, int64_t eos) {
+  for (size_t row = 0; row < log_probs.size() / vocab; ++row) {
+    log_probs[row * vocab + eos] = -std::numeric_limits<float>::infinity();
+  }
+}
+
+// The processors generate applies to a step's log-probabilities (beyond what the
+// model's decode_step applies itself).
+void Process(std::vector<float>& log_probs, int64_t vocab, int64_t length, const SearchOptions& options) {
+  if (length < options.min_length) SuppressEos(log_probs, vocab, options.eos_token);
+  if (options.forced_eos && length == options.max_length - 1) ForceEos(log_probs, vocab, options.eos_token);
+}
+
 std::vector<int64_t> Trim(const std::vector<int64_t>& sequence, int64_t eos, int64_t pad) {
   std::vector<int64_t> out;
   for (size_t i = 1; i < sequence.size(); ++i) {  // [0] is the start token
@@ -55,7 +69,7 @@ StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
     for (size_t i = 0; i < n; ++i) last[i] = sequences[i].back();
     auto log_probs = model.Step(last, length);
     if (!log_probs.ok()) return log_probs.status();
-    if (options.forced_eos && length == options.max_length - 1) ForceEos(log_probs.value(), vocab, options.eos_token);
+    Process(log_probs.value(), vocab, length, options);
     bool any = false;
     for (size_t i = 0; i < n; ++i) {
       const float* row = log_probs->data() + i * vocab;
@@ -108,7 +122,7 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
     }
     auto log_probs = model.Step(last, length);
     if (!log_probs.ok()) return log_probs.status();
-    if (options.forced_eos && length == options.max_length - 1) ForceEos(log_probs.value(), vocab, options.eos_token);
+    Process(log_probs.value(), vocab, length, options);
 
     std::vector<int64_t> reorder(batch * beams);
     bool all_hit = true;

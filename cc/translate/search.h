@@ -33,6 +33,9 @@ struct SearchOptions {
   double length_penalty = 1.0;
   bool early_stopping = false;
   bool forced_eos = true;  // force </s> as the last token at max_length (forced_eos_token_id)
+  // No </s> before this length (start token included), as generate's min_length. For
+  // benchmarks that need equal lengths; not covered by the parity tests.
+  int64_t min_length = 0;
   int64_t start_token = 0;
   int64_t eos_token = 0;
   int64_t pad_token = 0;

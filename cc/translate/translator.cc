@@ -87,14 +87,20 @@ StatusOr<std::unique_ptr<Translator>> Translator::Open(const std::string& path, 
   auto tokenizer = MarianTokenizer::Create(source_spm, target_spm, vocab, special);
   if (!tokenizer.ok()) return tokenizer.status();
   translator->tokenizer_ = std::move(tokenizer.value());
-  translator->model_ = std::make_unique<MarianModel>(&s, info.vocab_size, d.pad_token);
+  translator->marian_ = new MarianModel(&s, info.vocab_size, d.pad_token);
+  translator->model_.reset(translator->marian_);
   return translator;
 }
+
+TranslateStats Translator::stats() const { return marian_->stats(); }
+
+void Translator::ResetStats() { marian_->ResetStats(); }
 
 StatusOr<SearchOptions> Translator::Resolve(const TranslateOptions& options) const {
   SearchOptions search = info_.defaults;
   if (options.beams > 0) search.beams = options.beams;
   if (options.max_length > 0) search.max_length = options.max_length;
+  search.min_length = options.min_length;
   if (search.beams > info_.max_rows) {
     return Failure(Error::InvalidArgument, "%d beams do not fit: the model decodes at most %lld rows at once",
                    search.beams, static_cast<long long>(info_.max_rows));

@@ -21,6 +21,8 @@
 
 namespace pteforge {
 
+class MarianModel;
+
 // What the .pte says about itself.
 struct TranslatorInfo {
   std::string family;      // "marian"
@@ -36,7 +38,15 @@ struct TranslatorInfo {
 struct TranslateOptions {
   int beams = 0;           // 0: the model's num_beams
   int64_t max_length = 0;  // 0: the model's max_length
+  int64_t min_length = 0;  // no </s> before this length (benchmarks)
   int batch_size = 0;      // sentences per batch; 0: as many as fit
+};
+
+// Where a Translator's time went, summed since it was opened or last reset.
+struct TranslateStats {
+  double encode_ms = 0;
+  double decode_ms = 0;   // decode steps and cache reorders
+  int64_t steps = 0;      // decoder steps (each for all rows of a batch)
 };
 
 struct Translation {
@@ -60,6 +70,8 @@ class Translator {
   StatusOr<std::vector<std::vector<int64_t>>> Generate(const std::vector<std::vector<int64_t>>& sources,
                                                        const TranslateOptions& options);
   const MarianTokenizer& tokenizer() const { return *tokenizer_; }
+  TranslateStats stats() const;
+  void ResetStats();
 
  private:
   Translator() = default;
@@ -68,6 +80,7 @@ class Translator {
   std::unique_ptr<Session> session_;
   std::unique_ptr<MarianTokenizer> tokenizer_;
   std::unique_ptr<Seq2SeqModel> model_;
+  MarianModel* marian_ = nullptr;  // model_, for its timings
   TranslatorInfo info_;
 };
 

@@ -72,6 +72,7 @@ class StatefulMarian(nn.Module):
                 f"model's max_position_embeddings={config.max_position_embeddings}"
             )
         self.model = model
+        self.max_rows = max_rows
         self.heads = config.decoder_attention_heads
         self.head_dim = config.d_model // self.heads
         self.max_source = max_source
@@ -86,6 +87,15 @@ class StatefulMarian(nn.Module):
         """[n, t, d_model] -> [n, heads, t, head_dim]"""
         return x.view(x.shape[0], x.shape[1], self.heads, self.head_dim).transpose(1, 2)
 
+    def _full_width(self, states: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """[n, heads, length, head_dim] zero-padded to max_source positions.
+
+        Scattered into static zeros rather than concatenated with zeros of size
+        max_source - length: ExecuTorch bounds a shape by substituting each dynamic
+        dimension's maximum, which gives a decreasing expression the bound 0."""
+        full = states.new_zeros(states.shape[0], self.heads, self.max_source, self.head_dim)
+        return full.index_copy(2, positions, states)
+
     @staticmethod
     def _attend(query, key, value, scaling: float, mask) -> torch.Tensor:
         weights = torch.matmul(query, key.transpose(2, 3)) * scaling + mask
@@ -97,15 +107,16 @@ class StatefulMarian(nn.Module):
         encoded = encoded.index_select(0, rows)
         n, length = encoded.shape[0], encoded.shape[1]
         all_rows = torch.arange(n)
-        # Written over the full cache width (index_copy_ on rows): a dynamic-size slice
-        # write up to the full width does not export (FINDINGS.md).
-        padding = torch.zeros(n, self.heads, self.max_source - length, self.head_dim)
+        # Written over the full cache width, rows selected by a 1-D index: a dynamic-size
+        # slice write up to the full width does not export (FINDINGS.md), and a 1-D
+        # index_put_ is what ExecuTorch's in-place kernel supports (no cache copy).
+        positions = torch.arange(length)
         for layer, cache in zip(self.model.model.decoder.layers, self.cache):
             attention = layer.encoder_attn
-            key = torch.cat([self._split_heads(attention.k_proj(encoded)), padding], dim=2)
-            value = torch.cat([self._split_heads(attention.v_proj(encoded)), padding], dim=2)
-            cache.cross_key.index_copy_(0, all_rows, key)
-            cache.cross_value.index_copy_(0, all_rows, value)
+            key = self._full_width(self._split_heads(attention.k_proj(encoded)), positions)
+            value = self._full_width(self._split_heads(attention.v_proj(encoded)), positions)
+            cache.cross_key.index_put_((all_rows,), key)
+            cache.cross_value.index_put_((all_rows,), value)
         return torch.full((1,), n, dtype=torch.int64)
 
     def decode_step(
@@ -121,9 +132,12 @@ class StatefulMarian(nn.Module):
         position = length - 1
         hidden = decoder.embed_tokens(tokens) * decoder.embed_scale
         hidden = hidden + decoder.embed_positions.weight.narrow(0, position, 1)
-        rows = torch.arange(n)
-        heads = torch.arange(self.heads)
         at_position = torch.arange(position, position + 1)
+        rows = torch.arange(n)
+        # The step's keys and values are written for every cache row (rows past n get
+        # zeros, which no sentence reads) with one 1-D index on the position axis: the
+        # form ExecuTorch's in-place index_put_ kernel supports, so the cache is not copied.
+        all_rows = torch.zeros(self.max_rows, self.heads, 1, self.head_dim)
         # Reads of the cache gather positions with index_select: a dynamic slice that can
         # reach the full cache length does not export either.
         target_positions = torch.arange(length)
@@ -135,8 +149,8 @@ class StatefulMarian(nn.Module):
             query = self._split_heads(attention.q_proj(hidden))
             key = self._split_heads(attention.k_proj(hidden))
             value = self._split_heads(attention.v_proj(hidden))
-            cache.self_key.index_put_((rows[:, None], heads[None, :], at_position), key[:, :, 0])
-            cache.self_value.index_put_((rows[:, None], heads[None, :], at_position), value[:, :, 0])
+            cache.self_key[:, :, at_position] = all_rows.index_copy(0, rows, key)
+            cache.self_value[:, :, at_position] = all_rows.index_copy(0, rows, value)
             keys = cache.self_key[:n].index_select(2, target_positions)
             values = cache.self_value[:n].index_select(2, target_positions)
             out = self._attend(query, keys, values, attention.scaling, self_mask)
@@ -161,6 +175,6 @@ class StatefulMarian(nn.Module):
     def reorder_cache(self, beam_rows: torch.Tensor) -> torch.Tensor:
         rows = torch.arange(beam_rows.shape[0])
         for cache in self.cache:
-            cache.self_key.index_copy_(0, rows, cache.self_key.index_select(0, beam_rows))
-            cache.self_value.index_copy_(0, rows, cache.self_value.index_select(0, beam_rows))
+            cache.self_key.index_put_((rows,), cache.self_key.index_select(0, beam_rows))
+            cache.self_value.index_put_((rows,), cache.self_value.index_select(0, beam_rows))
         return torch.full((1,), beam_rows.shape[0], dtype=torch.int64)

@@ -3,8 +3,9 @@
 Two steps, timed separately by the exporter:
   to_edge_and_lower  edge dialect + backend delegation (XNNPACK guarded so it never
                      takes state as constant data), then a check that no delegate did;
-  plan_and_emit      memory planning with shared mutable buffers (one place per state
-                     buffer name, memory id 2, in every method) and serialization.
+  plan_and_emit      state updates made in place (inplace_state.py), memory planning
+                     with shared mutable buffers (one place per state buffer name,
+                     memory id 2, in every method) and serialization.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from executorch.exir.passes import MemoryPlanningPass
 from torch.export import ExportedProgram
 
 from pteforge.errors import ExportError
+from pteforge.inplace_state import update_state_in_place
 from pteforge.spec import Backend
 
 
@@ -83,6 +85,8 @@ def check_no_delegate_owns_state(
 
 def plan_and_emit(edge: EdgeProgramManager) -> ExecutorchProgramManager:
     """Plans memory (state shared across methods by name) and serializes the program."""
+    for method in edge.methods:
+        update_state_in_place(edge.exported_program(method))
     return edge.to_executorch(
         ExecutorchBackendConfig(
             memory_planning_pass=MemoryPlanningPass(share_mutable_buffers=True),
