@@ -185,6 +185,11 @@ def make_random(out_dir: str, size: MarianSize, source_corpus: str, target_corpu
     vocab_size = size.vocab_size or len(vocab) + 1
     if vocab_size <= len(vocab):
         raise ValueError(f"vocab_size {vocab_size} leaves no room for {len(vocab)} pieces and <pad>")
+    # Ids the small corpus gives no piece get placeholders, so the vocabulary has the
+    # model's size as a real checkpoint's does (tools such as CTranslate2's converter
+    # check it). Tokenization never produces them.
+    for index in range(len(vocab), vocab_size - 1):
+        vocab[f"<unused{index}>"] = index
     pad = vocab_size - 1
     vocab["<pad>"] = pad
 

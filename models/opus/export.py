@@ -50,6 +50,7 @@ def make_exporter(
     max_rows: str = "8",
     max_source: str = "128",
     max_target: str = "128",
+    cross_attention: str = "cached",
 ) -> MultiMethodExporter:
     """The configured exporter.
 
@@ -58,7 +59,11 @@ def make_exporter(
       max_rows: most decoder rows at once (sentences x beams).
       max_source: longest source in tokens, </s> included.
       max_target: most decoder positions, the start token included.
+      cross_attention: "cached" (keys/values computed once per sentence, the default)
+        or "recomputed" (from the stored encoder output at every step; for benchmarks).
     """
+    if cross_attention not in ("cached", "recomputed"):
+        raise ExportError(f"cross_attention={cross_attention!r}: expected 'cached' or 'recomputed'")
     directory = checkpoint_lib.find(checkpoint or None)
     if directory is None:
         raise ExportError(
@@ -82,10 +87,11 @@ def make_exporter(
         ckpt.model, rows, sources, targets,
         bad_token=pad if bad_words else None,
         renormalize=bool(generation["renormalize_logits"]),
+        recompute_cross_attention=cross_attention == "recomputed",
     ).eval()
 
     exporter = MultiMethodExporter(module, name=ckpt.name)
-    exporter.shared_state("cache")
+    exporter.shared_state("cache", *(["encoder_states"] if cross_attention == "recomputed" else []))
     batch = Dim("batch", min=1, max=rows)
     n = Dim("rows", min=1, max=rows)
     source = Dim("source", min=1, max=sources)

@@ -1,0 +1,87 @@
+"""The benchmark's outputs: a table, the targets' ratios, and a plot."""
+
+from __future__ import annotations
+
+
+def _find(results: list[dict], engine: str, beams: int, threads: int) -> dict | None:
+    return next((r for r in results if (r["engine"], r["beams"], r["threads"]) == (engine, beams, threads)), None)
+
+
+def targets(document: dict) -> list[dict]:
+    """The issue's goals as measured ratios (None where a side was not measured)."""
+    results = document["results"]
+    ours = _find(results, "pteforge-xnnpack", 1, 1)
+    hf = _find(results, "hf-eager", 1, 1)
+    ct2 = _find(results, "ct2-fp32", 1, 1)
+
+    def ratio(a, b, key):
+        return a[key] / b[key] if a and b else None
+
+    steps = {(s["program"], s["source_tokens"]): s["step_ms"] for s in document.get("decode_step", [])}
+    cached, recomputed = steps.get(("cached", 64)), steps.get(("recomputed", 64))
+    return [
+        {"goal": "XNNPACK >= 2x faster than HF eager per sentence (greedy, 1 thread)",
+         "measured": ratio(hf, ours, "ms_per_sentence"), "need": ">= 2.0"},
+        {"goal": "XNNPACK within 1.3x of CTranslate2 fp32 per sentence (greedy, 1 thread)",
+         "measured": ratio(ours, ct2, "ms_per_sentence"), "need": "<= 1.3"},
+        {"goal": "peak RSS below HF eager's (greedy, 1 thread)",
+         "measured": ratio(ours, hf, "peak_rss_mb"), "need": "< 1.0"},
+        {"goal": "cached cross-attention decode step >= 1.5x faster than recomputed (source 64)",
+         "measured": recomputed / cached if cached and recomputed else None, "need": ">= 1.5"},
+    ]
+
+
+def table(document: dict) -> str:
+    machine = document["machine"]
+    lines = [
+        f"{document['model']}; {document['note']}",
+        f"{machine['cpu']}, {machine['cores']} cores; {document['date']}",
+        "",
+        f"{'engine':<18} {'beams':>5} {'thr':>3} {'sent':>4} {'ms/sent':>9} {'ms/tok':>7} {'encode':>7} "
+        f"{'load ms':>8} {'RSS MB':>7} {'size MB':>8}",
+    ]
+    for r in document["results"]:
+        lines.append(
+            f"{r['engine']:<18} {r['beams']:>5} {r['threads']:>3} {r['sentences']:>4} {r['ms_per_sentence']:>9.1f} "
+            f"{r['ms_per_token']:>7.2f} {r['encode_ms']:>7.1f} {r['load_ms']:>8.0f} {r['peak_rss_mb']:>7.0f} "
+            f"{r['artifact_mb']:>8.0f}")
+    if document.get("decode_step"):
+        lines += ["", "decode step (1 thread, batch 1), ms:  source 16 / 64 / 128"]
+        for program in ("cached", "recomputed"):
+            values = [s["step_ms"] for s in document["decode_step"] if s["program"] == program]
+            lines.append(f"  cross-attention {program:<10} " + " / ".join(f"{v:.2f}" for v in values))
+    memory = document["planned_memory"]
+    lines += ["", f"planned memory: {memory['total_planned_bytes_shared'] / 2**20:.0f} MB with one shared work "
+                  f"arena (state {memory['state_arena_bytes'] / 2**20:.0f} MB), "
+                  f"{memory['total_planned_bytes_separate'] / 2**20:.0f} MB with one arena per method", "", "targets:"]
+    for target in document["targets"]:
+        measured = "not measured" if target["measured"] is None else f"{target['measured']:.2f}"
+        lines.append(f"  {target['goal']}: {measured} (need {target['need']})")
+    return "\n".join(lines)
+
+
+def plot(document: dict, path: str) -> None:
+    """ms per generated token vs source length, greedy, 1 thread, one line per engine."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(8, 5))
+    for r in document["results"]:
+        if r["beams"] != 1 or r["threads"] != 1:
+            continue
+        points = sorted((p["source_tokens"], p["ms_per_token"]) for p in r["per_sentence"])
+        # Mean per source length, so each engine is one line.
+        by_length: dict[int, list[float]] = {}
+        for length, value in points:
+            by_length.setdefault(length, []).append(value)
+        xs = sorted(by_length)
+        axis.plot(xs, [sum(by_length[x]) / len(by_length[x]) for x in xs], marker="o", markersize=3, label=r["engine"])
+    axis.set_xlabel("source length (tokens)")
+    axis.set_ylabel("ms per generated token")
+    axis.set_title(f"OPUS-MT en->fr, greedy, 1 thread ({document['machine']['cpu'][:40]})")
+    axis.grid(alpha=0.3)
+    axis.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
