@@ -2,8 +2,8 @@
 CTranslate2 (fp32, int8) and pteforge's opus_translate (portable kernels, XNNPACK), on
 the same OPUS-MT en->fr checkpoint and sentences, in one run.
 
-    ./bazelw run //benchmarks:translate_bench                  # everything (~30 min)
-    ./bazelw run //benchmarks:translate_bench -- --quick       # 10 sentences, 1 thread
+    ./bazelw run //benchmarks:translate_bench                  # everything (~15 min)
+    ./bazelw run //benchmarks:translate_bench -- --quick       # 10 sentences, 1 thread (~2 min)
 
 Every engine generates exactly --tokens tokens per sentence (min length = max
 length): random weights rarely end a sentence, and equal work is what a speed

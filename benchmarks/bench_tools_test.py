@@ -1,0 +1,58 @@
+"""The benchmark's own tools: the peak-RSS launcher and the targets' ratios."""
+
+import json
+import subprocess
+import sys
+
+from runfiles import runfiles
+
+from benchmarks import bench_output
+from pteforge import testing
+
+_LAUNCHER = runfiles.Create().Rlocation("pteforge/benchmarks/peak_rss.py")
+_ALLOCATE = "import sys; block = bytearray({mb} << 20); block[::4096] = b'x' * len(block[::4096]); sys.exit({status})"
+
+
+def _launch(child_mb: int, status: int = 0) -> tuple[int, float]:
+    command = [sys.executable, _LAUNCHER, sys.executable, "-c", _ALLOCATE.format(mb=child_mb, status=status)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    return result.returncode, json.loads(result.stderr.strip().splitlines()[-1])["peak_rss_mb"]
+
+
+def test_reports_the_child_peak_not_the_parents():
+    parent = bytearray(600 << 20)  # the benchmark's own memory must not count
+    parent[::4096] = b"x" * len(parent[::4096])
+    _, small = _launch(50)
+    _, large = _launch(250)
+    assert 50 <= small < 200, small
+    assert 250 <= large < 400, large
+    del parent
+
+
+def test_passes_the_exit_status_through():
+    status, _ = _launch(1, status=3)
+    assert status == 3
+
+
+def _result(engine, ms, rss):
+    return {"engine": engine, "beams": 1, "threads": 1, "ms_per_sentence": ms, "peak_rss_mb": rss}
+
+
+def test_targets_are_ratios_of_the_measured_engines():
+    document = {
+        "results": [_result("pteforge-xnnpack", 100.0, 300.0), _result("hf-eager", 250.0, 600.0),
+                    _result("ct2-fp32", 80.0, 400.0)],
+        "decode_step": [{"program": "cached", "source_tokens": 64, "step_ms": 4.0},
+                        {"program": "recomputed", "source_tokens": 64, "step_ms": 7.0}],
+    }
+    measured = [t["measured"] for t in bench_output.targets(document)]
+    assert measured == [2.5, 1.25, 0.5, 1.75]
+
+
+def test_unmeasured_targets_say_so():
+    document = {"results": [_result("pteforge-xnnpack", 100.0, 300.0)]}
+    assert [t["measured"] for t in bench_output.targets(document)] == [None, None, None, None]
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
