@@ -34,7 +34,8 @@ flags.DEFINE_integer("tokens", 32, "Tokens generated per sentence (forced).")
 flags.DEFINE_integer("max_sentences", 60, "Sentences to translate (from the start of the set).")
 flags.DEFINE_list("threads", ["1", "2"], "Thread counts to measure.")
 flags.DEFINE_list("beams", ["1", "4"], "Beam widths to measure (1 = greedy).")
-flags.DEFINE_list("engines", ["hf-eager", "ct2-fp32", "ct2-int8", "pteforge-xnnpack", "pteforge-portable"],
+flags.DEFINE_list("engines", ["hf-eager", "ct2-fp32", "ct2-int8", "pteforge-xnnpack", "pteforge-xnnpack-int8",
+                             "pteforge-portable"],
                   "Engines to measure.")
 flags.DEFINE_integer("portable_sentences", 3, "Sentences for pteforge-portable (its kernels are slow).")
 flags.DEFINE_bool("quick", False, "10 sentences, 1 thread: a fast look.")
@@ -134,7 +135,8 @@ def main(argv: list[str]) -> None:
     os.makedirs(out_dir, exist_ok=True)
     checkpoint = _path("models/opus/full_random_checkpoint")
     translate = _path("cc/tools/opus_translate")
-    programs = {"pteforge-xnnpack": _path("models/opus.pte"), "pteforge-portable": _path("benchmarks/opus_portable.pte")}
+    programs = {"pteforge-xnnpack": _path("models/opus.pte"), "pteforge-xnnpack-int8": _path("benchmarks/opus_int8.pte"),
+                "pteforge-portable": _path("benchmarks/opus_portable.pte")}
     random_weights = os.path.exists(os.path.join(checkpoint, "pteforge_random_weights.json"))
     results, started = [], time.time()
     with tempfile.TemporaryDirectory() as scratch:
@@ -168,11 +170,16 @@ def main(argv: list[str]) -> None:
                     records, peak = _run_engine(command)
                     results.append(_summarize(engine, beams, threads, records, peak, artifact))
         steps = []
+        step_programs = []
         if "pteforge-xnnpack" in FLAGS.engines:
+            step_programs += [f"cached={programs['pteforge-xnnpack']}",
+                              f"recomputed={_path('benchmarks/opus_recompute.pte')}"]
+        if "pteforge-xnnpack-int8" in FLAGS.engines:
+            step_programs += [f"cached-int8={programs['pteforge-xnnpack-int8']}",
+                              f"recomputed-int8={_path('benchmarks/opus_int8_recompute.pte')}"]
+        if step_programs:
             print("decode step: cross-attention cached vs recomputed ...", file=sys.stderr)
-            records, _ = _run_engine([sys.executable, _path("benchmarks/step_worker.py"), "1", "32",
-                                    f"cached={programs['pteforge-xnnpack']}",
-                                    f"recomputed={_path('benchmarks/opus_recompute.pte')}"])
+            records, _ = _run_engine([sys.executable, _path("benchmarks/step_worker.py"), "1", "32", *step_programs])
             steps = [r for r in records if "step_ms" in r]
     with open(_path("models/opus.report.json")) as f:
         memory = json.load(f)["memory"]

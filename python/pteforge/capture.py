@@ -88,7 +88,23 @@ def capture(
         for spec in signature.output_specs
         if spec.kind == OutputKind.BUFFER_MUTATION
     }
+    _check_argument_names(name, signature, reads | writes)
     return CapturedMethod(name, program, frozenset(reads | writes), frozenset(writes))
+
+
+def _check_argument_names(method: str, signature, buffers: set[str]) -> None:
+    """Refuses an argument named like a buffer the method uses: ExecuTorch 1.5.1 then
+    confuses the two, and a write of the argument into the buffer is silently lost
+    (conformance catches it, but with a message that does not say why)."""
+    names = {buffer: buffer for buffer in buffers} | {buffer.replace(".", "_"): buffer for buffer in buffers}
+    for spec in signature.input_specs:
+        if spec.kind == InputKind.USER_INPUT and getattr(spec.arg, "name", None) in names:
+            raise ExportError(
+                f"argument '{spec.arg.name}' has the name of the buffer "
+                f"'{names[spec.arg.name]}' it uses; rename the argument (ExecuTorch confuses "
+                "the two and loses the write to the buffer)",
+                method=method,
+            )
 
 
 _SPECIALIZED = re.compile(r"You marked (\w+) as dynamic but your code specialized it to be a constant \((\d+)\)")

@@ -68,6 +68,7 @@ class MultiMethodExporter:
         self._methods: dict[str, MethodSpec] = {}
         self._constants: dict[str, Any] = {}
         self._calls: tuple[Call, ...] | None = None
+        self._tolerance: Tolerance | None = None
 
     def shared_state(self, *names: str) -> "MultiMethodExporter":
         """Declares state shared by all methods: buffer names, or submodule names
@@ -133,6 +134,16 @@ class MultiMethodExporter:
         self._calls = as_calls(calls)
         return self
 
+    def conformance_tolerance(self, tolerance: Tolerance) -> "MultiMethodExporter":
+        """Sets the tolerance conformance uses when export() is not given one (default:
+        the backend's). For a model whose eager and runtime arithmetic legitimately
+        differ more than float rounding, e.g. dynamically quantized activations, where
+        a rounding flip moves a value by a quantization step. The report records it."""
+        if not isinstance(tolerance, Tolerance):
+            raise ExportError(f"conformance_tolerance needs a pteforge.Tolerance, got {type(tolerance).__name__}")
+        self._tolerance = tolerance
+        return self
+
     def _check_new_name(self, name: str, kind: str) -> None:
         if not isinstance(name, str) or not name.isidentifier():
             raise ExportError(f"{kind} name {name!r} is not a valid identifier")
@@ -159,7 +170,8 @@ class MultiMethodExporter:
         Args:
           backend: "portable" (ExecuTorch's CPU kernels) or "xnnpack" (delegate what
             XNNPACK takes; the rest runs on the portable kernels).
-          tolerance: conformance tolerance (default depends on the backend).
+          tolerance: conformance tolerance (default: conformance_tolerance(), else
+            the backend's).
 
         Raises:
           ExportError: with the method and buffer concerned, and the fix.
@@ -175,7 +187,7 @@ class MultiMethodExporter:
             )
         calls = self._calls if self._calls is not None else self._default_calls()
         self._check_calls(calls)
-        tolerance = tolerance or DEFAULT_TOLERANCE[backend]
+        tolerance = tolerance or self._tolerance or DEFAULT_TOLERANCE[backend]
         timer = StageTimer()
 
         captured: dict[str, CapturedMethod] = {}

@@ -47,6 +47,23 @@ def test_a_method_mutating_its_input_is_refused():
         exporter.export()
 
 
+class _SetByName(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("offset", torch.zeros(4))
+
+    def set_offset(self, offset):  # the argument is named like the buffer
+        self.offset.copy_(offset)
+        return self.offset.sum().reshape(1)
+
+
+def test_an_argument_named_like_its_buffer_is_refused():
+    exporter = MultiMethodExporter(_SetByName().eval()).shared_state("offset")
+    exporter.method("set_offset", (torch.ones(4),))
+    with pytest.raises(ExportError, match=r"method 'set_offset': argument 'offset' has the name of the buffer 'offset'"):
+        exporter.export()
+
+
 def test_data_dependent_control_flow_is_refused_with_a_way_out():
     exporter = MultiMethodExporter(Branchy().eval()).method("choose", (torch.ones(3),))
     with pytest.raises(ExportError) as error:

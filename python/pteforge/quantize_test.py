@@ -1,0 +1,61 @@
+"""int8 weights for XNNPACK (pteforge.quantize) and the exporter's conformance tolerance."""
+
+import pytest
+import torch
+from torch import nn
+from torch.nn.utils import parametrize
+
+from pteforge import ExportError, MultiMethodExporter, Tolerance, quantize, testing
+
+
+class Projector(nn.Module):
+    """A shared offset (state) added before a 512 -> 1024 projection."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.projection = nn.Linear(512, 1024)
+        self.register_buffer("offset", torch.zeros(1, 512))
+
+    def set_offset(self, value: torch.Tensor) -> torch.Tensor:
+        self.offset.copy_(value)
+        return self.offset.sum().reshape(1)
+
+    def project(self, x: torch.Tensor) -> torch.Tensor:
+        return self.projection(x + self.offset)
+
+
+def _export(module: nn.Module, tolerance: Tolerance | None = None):
+    exporter = MultiMethodExporter(module.eval())
+    exporter.shared_state("offset")
+    exporter.method("set_offset", (torch.randn(1, 512),))
+    exporter.method("project", (torch.randn(3, 512),))
+    if tolerance:
+        exporter.conformance_tolerance(tolerance)
+    return exporter.export(backend="xnnpack")
+
+
+def test_int8_weights_export_smaller_and_conform():
+    full = _export(Projector())
+    quantized_module = quantize.int8_linears(Projector())
+    assert parametrize.is_parametrized(quantized_module.projection, "weight")
+    quantized = _export(quantized_module, Tolerance(atol=0.05, rtol=0.05))
+    weights = 512 * 1024
+    assert len(full.data) > 4 * weights  # float32 weights
+    assert len(quantized.data) < 1.25 * weights  # int8 weights, one scale per row
+    assert quantized.report["conformance"]["passed"]
+    assert quantized.report["conformance"]["tolerance"] == {"atol": 0.05, "rtol": 0.05}
+
+
+def test_keep_leaves_a_layer_in_float32():
+    module = quantize.int8_linears(Projector(), keep=lambda layer, name: name == "projection")
+    assert not parametrize.is_parametrized(module.projection)
+
+
+def test_conformance_tolerance_needs_a_tolerance():
+    with pytest.raises(ExportError, match="needs a pteforge.Tolerance, got float"):
+        MultiMethodExporter(Projector()).conformance_tolerance(0.1)
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
