@@ -1,32 +1,19 @@
 #include "cc/translate/marian_model.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include "cc/translate/translator.h"
 
 namespace pteforge {
-namespace {
-
-// Adds the lifetime of a scope to a nanosecond counter.
-class ScopeTimer {
- public:
-  explicit ScopeTimer(int64_t* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~ScopeTimer() {
-    *total_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  int64_t* total_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 HostTensor Int64Tensor(std::vector<int64_t> sizes, const std::vector<int64_t>& values) {
   return HostTensor::FromValues(ScalarType::Long, std::move(sizes), values);
 }
 
-}  // namespace
+MarianModel::ScopeTimer::~ScopeTimer() {
+  *total_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+}
 
 TranslateStats MarianModel::stats() const {
   TranslateStats stats;
@@ -57,20 +44,23 @@ Status MarianModel::Encode(const std::vector<std::vector<int64_t>>& sources, int
 }
 
 StatusOr<std::vector<float>> MarianModel::Step(const std::vector<int64_t>& tokens, int64_t length) {
+  const int64_t n = static_cast<int64_t>(tokens.size());
+  return RunStep({Int64Tensor({n, 1}, tokens), row_masks_, Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1))},
+                 n * vocab_size_);
+}
+
+StatusOr<std::vector<float>> MarianModel::RunStep(const std::vector<Value>& inputs, int64_t count) {
   ScopeTimer timer(&decode_ns_);
   ++steps_;
-  const int64_t n = static_cast<int64_t>(tokens.size());
-  auto result = session_->Execute(
-      "decode_step", {Int64Tensor({n, 1}, tokens), row_masks_, Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1))});
+  auto result = session_->Execute("decode_step", inputs);
   if (!result.ok()) return result.status();
-  const auto* log_probs = std::get_if<HostTensor>(&result->at(0));
-  if (log_probs == nullptr || log_probs->dtype != ScalarType::Float || log_probs->numel() != n * vocab_size_) {
-    return Failure(Error::InvalidProgram, "decode_step returned %s, expected float32[%lld, %lld]",
-                   DescribeValue(result->at(0)).c_str(), static_cast<long long>(n),
-                   static_cast<long long>(vocab_size_));
+  const auto* scores = result->empty() ? nullptr : std::get_if<HostTensor>(&result->at(0));
+  if (scores == nullptr || scores->dtype != ScalarType::Float || scores->numel() != count) {
+    return Failure(Error::InvalidProgram, "decode_step returned %s, expected %lld float32 values",
+                   result->empty() ? "nothing" : DescribeValue(result->at(0)).c_str(), static_cast<long long>(count));
   }
-  std::vector<float> out(log_probs->numel());
-  std::memcpy(out.data(), log_probs->bytes.data(), log_probs->bytes.size());
+  std::vector<float> out(scores->numel());
+  std::memcpy(out.data(), scores->bytes.data(), scores->bytes.size());
   return out;
 }
 

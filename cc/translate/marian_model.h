@@ -1,8 +1,10 @@
 // The Seq2SeqModel of a Marian .pte: encode / decode_step / reorder_cache of
 // models/opus/marian.py on a Session. Keeps each row's encoder mask between steps, and
-// times the calls.
+// times the calls. BergamotModel (bergamot_model.h) builds on it.
 #ifndef PTEFORGE_CC_TRANSLATE_MARIAN_MODEL_H_
 #define PTEFORGE_CC_TRANSLATE_MARIAN_MODEL_H_
+
+#include <chrono>
 
 #include "cc/runtime/session.h"
 #include "cc/translate/search.h"
@@ -27,7 +29,21 @@ class MarianModel : public Seq2SeqModel {
   TranslateStats stats() const;
   void ResetStats() { encode_ns_ = decode_ns_ = steps_ = 0; }
 
- private:
+ protected:
+  // Adds the lifetime of a scope to a nanosecond counter.
+  class ScopeTimer {
+   public:
+    explicit ScopeTimer(int64_t* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+    ~ScopeTimer();
+
+   private:
+    int64_t* total_;
+    std::chrono::steady_clock::time_point start_;
+  };
+
+  // Runs decode_step on `inputs`, which must return float32 with `count` elements.
+  StatusOr<std::vector<float>> RunStep(const std::vector<Value>& inputs, int64_t count);
+
   Session* session_;
   int64_t vocab_size_;
   int64_t pad_token_;
@@ -36,6 +52,8 @@ class MarianModel : public Seq2SeqModel {
   int64_t decode_ns_ = 0;
   int64_t steps_ = 0;
 };
+
+HostTensor Int64Tensor(std::vector<int64_t> sizes, const std::vector<int64_t>& values);
 
 }  // namespace pteforge
 

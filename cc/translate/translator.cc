@@ -1,7 +1,9 @@
 #include "cc/translate/translator.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "cc/translate/bergamot_model.h"
 #include "cc/translate/marian_model.h"
 
 namespace pteforge {
@@ -60,9 +62,9 @@ StatusOr<std::unique_ptr<Translator>> Translator::Open(const std::string& path, 
   Session& s = *translator->session_;
   TranslatorInfo& info = translator->info_;
   PTEFORGE_RETURN_IF_ERROR(Read(s, "family", &info.family));
-  if (info.family != "marian") {
-    return Failure(Error::NotSupported, "'%s' is a '%s' model; this translator handles: marian", path.c_str(),
-                   info.family.c_str());
+  if (info.family != "marian" && info.family != "bergamot") {
+    return Failure(Error::NotSupported, "'%s' is a '%s' model; this translator handles: marian, bergamot",
+                   path.c_str(), info.family.c_str());
   }
   std::string source_spm, target_spm, vocab;
   SpecialTokens special;
@@ -87,7 +89,21 @@ StatusOr<std::unique_ptr<Translator>> Translator::Open(const std::string& path, 
   auto tokenizer = MarianTokenizer::Create(source_spm, target_spm, vocab, special);
   if (!tokenizer.ok()) return tokenizer.status();
   translator->tokenizer_ = std::move(tokenizer.value());
-  translator->marian_ = new MarianModel(&s, info.vocab_size, d.pad_token);
+  if (info.family == "bergamot") {
+    std::string shortlist_bytes;
+    int64_t multiple = 0;
+    for (Status status : {Read(s, "shortlist", &shortlist_bytes), Read(s, "shortlist_multiple", &multiple),
+                          Read(s, "max_length_factor", &info.max_length_factor)}) {
+      PTEFORGE_RETURN_IF_ERROR(status);
+    }
+    auto shortlist = Shortlist::Parse(shortlist_bytes, info.vocab_size);
+    if (!shortlist.ok()) return shortlist.status();
+    info.sentences_per_batch = 1;
+    translator->marian_ =
+        new BergamotModel(&s, info.vocab_size, d.pad_token, std::move(shortlist.value()), multiple);
+  } else {
+    translator->marian_ = new MarianModel(&s, info.vocab_size, d.pad_token);
+  }
   translator->model_.reset(translator->marian_);
   return translator;
 }
@@ -116,6 +132,13 @@ StatusOr<std::vector<std::vector<int64_t>>> Translator::Generate(const std::vect
                                                                  const TranslateOptions& options) {
   auto search = Resolve(options);
   if (!search.ok()) return search.status();
+  if (info_.max_length_factor > 0 && options.max_length == 0) {
+    size_t longest = 0;
+    for (const auto& ids : sources) longest = std::max(longest, ids.size());
+    // The start token is part of max_length.
+    search->max_length = std::min<int64_t>(
+        info_.max_target_length, static_cast<int64_t>(std::ceil(info_.max_length_factor * longest)) + 1);
+  }
   if (static_cast<int64_t>(sources.size()) * search->beams > info_.max_rows) {
     return Failure(Error::InvalidArgument, "%zu sentences x %d beams exceed the model's %lld rows", sources.size(),
                    search->beams, static_cast<long long>(info_.max_rows));
@@ -136,6 +159,7 @@ StatusOr<std::vector<StatusOr<Translation>>> Translator::Translate(const std::ve
   if (!search.ok()) return search.status();
   int64_t per_batch = info_.max_rows / search->beams;
   if (options.batch_size > 0) per_batch = std::min<int64_t>(per_batch, options.batch_size);
+  if (info_.sentences_per_batch > 0) per_batch = std::min(per_batch, info_.sentences_per_batch);
   std::vector<StatusOr<Translation>> results;
   std::vector<size_t> valid;  // indices of the texts to translate
   for (size_t i = 0; i < texts.size(); ++i) {

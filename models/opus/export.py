@@ -3,7 +3,7 @@
 The .pte is everything the translator needs: the three entry points of
 models.opus.marian.StatefulMarian sharing one cache, plus constant methods carrying the
 SentencePiece models, the vocabulary, the special token ids and the generation
-settings (see TRANSLATION_CONSTANTS).
+settings (models/translation_program.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from torch.export import Dim
 
 from models.opus import checkpoint as checkpoint_lib
 from models.opus.marian import StatefulMarian
+from models.translation_program import add_translation_constants, vocab_text
 from pteforge import Call, ExportError, MultiMethodExporter, Tolerance, quantize
 
 _log = logging.getLogger("pteforge")
@@ -23,26 +24,6 @@ UNTRAINED_WARNING = (
     "this model has UNTRAINED random weights (no OPUS-MT checkpoint was given): its output "
     "is not a translation. Give a checkpoint with --repo_env=PTEFORGE_OPUS_CHECKPOINT=<dir>."
 )
-
-# Constant methods of a translation .pte, read by cc/translate. "family" tells the
-# translator which model family the program is.
-TRANSLATION_CONSTANTS = (
-    "family", "model_name", "weights_are_random", "source_spm", "target_spm", "vocab",
-    "decoder_start_token_id", "eos_token_id", "pad_token_id", "unk_token_id",
-    "num_beams", "max_length", "length_penalty", "early_stopping", "forced_eos",
-    "max_rows", "max_source_length", "max_target_length",
-)
-
-
-def _vocab_text(vocab: dict[str, int], size: int) -> str:
-    """The pieces in id order, one per line (an empty line for an id without a piece)."""
-    pieces = [""] * size
-    for piece, index in vocab.items():
-        if 0 <= index < size:
-            pieces[index] = piece
-    if any("\n" in piece for piece in pieces):
-        raise ExportError("a vocabulary piece contains a newline; the vocabulary cannot be stored")
-    return "\n".join(pieces)
 
 
 def make_exporter(
@@ -126,7 +107,7 @@ def make_exporter(
         "weights_are_random": ckpt.random,
         "source_spm": ckpt.source_spm,
         "target_spm": ckpt.target_spm,
-        "vocab": _vocab_text(ckpt.vocab, config.vocab_size),
+        "vocab": vocab_text(_pieces(ckpt.vocab, config.vocab_size)),
         "decoder_start_token_id": config.decoder_start_token_id,
         "eos_token_id": config.eos_token_id,
         "pad_token_id": pad,
@@ -140,9 +121,17 @@ def make_exporter(
         "max_source_length": sources,
         "max_target_length": targets,
     }
-    for name in TRANSLATION_CONSTANTS:
-        exporter.constant(name, values[name])
+    add_translation_constants(exporter, values)
     return exporter
+
+
+def _pieces(vocab: dict[str, int], size: int) -> list[str]:
+    """The pieces in id order ("" for an id without a piece)."""
+    pieces = [""] * size
+    for piece, index in vocab.items():
+        if 0 <= index < size:
+            pieces[index] = piece
+    return pieces
 
 
 _INT8_TOLERANCE = Tolerance(atol=0.2, rtol=0.05)

@@ -1,9 +1,13 @@
-// opus_translate: translate English to French with a .pte made by models/opus.
+// translate: translate text with a translation .pte (models/bergamot or models/opus);
+// the .pte says which model family it is and carries its tokenizer and settings.
 //
-//   opus_translate "Hello world." "How are you?"     sentences as arguments
-//   opus_translate < input.txt                       or one sentence per line on stdin
+//   translate "Hello world." "How are you?"     sentences as arguments
+//   translate < input.txt                       or one sentence per line on stdin
 //
-// Flags: --model (default: the //models:opus_pte built next to this binary), --beams,
+// One source file, several binaries (cc/tools/BUILD.bazel): each has a default model
+// built next to it (PTEFORGE_DEFAULT_MODEL, a runfiles path): translate (Bergamot
+// en->pt), translate_pt_en, opus_translate (OPUS-MT en->fr).
+// Flags: --model (default: the binary's model), --beams,
 // --max_length, --batch_size, --threads, --etdump=profile.etdp, --print_ids, and for
 // benchmarks --min_length and --stats (one JSON line of timings per sentence on stderr,
 // sentences then translated one at a time).
@@ -27,8 +31,10 @@
 namespace pteforge {
 namespace {
 
+std::string program = "translate";  // this binary's name, for messages
+
 int Fail(const std::string& message, int status) {
-  std::fprintf(stderr, "opus_translate: error: %s\n", message.c_str());
+  std::fprintf(stderr, "%s: error: %s\n", program.c_str(), message.c_str());
   return status;
 }
 
@@ -36,7 +42,7 @@ std::string DefaultModel(const char* argv0) {
   std::string error;
   std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> runfiles(
       bazel::tools::cpp::runfiles::Runfiles::Create(argv0, &error));
-  return runfiles ? runfiles->Rlocation("pteforge/models/opus.pte") : "";
+  return runfiles ? runfiles->Rlocation(PTEFORGE_DEFAULT_MODEL) : "";
 }
 
 std::string Ids(const std::vector<int64_t>& ids) {
@@ -46,8 +52,9 @@ std::string Ids(const std::vector<int64_t>& ids) {
 }
 
 int Main(int argc, char** argv) {
+  program = std::string(argv[0]).substr(std::string(argv[0]).find_last_of('/') + 1);
   Flags flags;
-  flags.Define("model", "the translation .pte (default: //models:opus_pte)");
+  flags.Define("model", "the translation .pte (default: " PTEFORGE_DEFAULT_MODEL ")");
   flags.Define("beams", "beam search width; 1 = greedy (default: the model's setting)", "0");
   flags.Define("max_length", "most tokens per translation, start token included (default: the model's)", "0");
   flags.Define("batch_size", "sentences translated together (default: as many as fit)", "0");
@@ -93,12 +100,13 @@ int Main(int argc, char** argv) {
   options.max_length = max_length.value();
   options.batch_size = static_cast<int>(batch_size.value());
   options.min_length = min_length.value();
-  std::fprintf(stderr, "opus_translate: %s, %d beam(s)\n", info.model_name.c_str(),
+  std::fprintf(stderr, "%s: %s, %d beam(s)\n", program.c_str(), info.model_name.c_str(),
                options.beams > 0 ? options.beams : info.defaults.beams);
   if (info.weights_are_random) {
     std::fprintf(stderr,
-                 "opus_translate: WARNING: this model has UNTRAINED random weights (no OPUS-MT checkpoint was "
-                 "given when it was built): the output is NOT a translation. See README.md, OPUS-MT.\n");
+                 "%s: WARNING: this model has UNTRAINED random weights (no OPUS-MT checkpoint was "
+                 "given when it was built): the output is NOT a translation. See README.md, OPUS-MT.\n",
+                 program.c_str());
   }
 
   bool from_stdin = flags.positional().empty();
@@ -130,7 +138,7 @@ int Main(int argc, char** argv) {
   for (size_t i = 0; i < sentences.size(); ++i) {
     const auto& result = results->at(i);
     if (!result.ok()) {
-      std::fprintf(stderr, "opus_translate: %s %zu: %s\n", from_stdin ? "line" : "argument", i + 1,
+      std::fprintf(stderr, "%s: %s %zu: %s\n", program.c_str(), from_stdin ? "line" : "argument", i + 1,
                    result.status().message().c_str());
       std::printf("\n");  // keeps output lines aligned with input lines
       ++failures;

@@ -1,0 +1,34 @@
+// The Seq2SeqModel of a Bergamot .pte (models/bergamot/stateful_bergamot.py): encode
+// and reorder_cache as MarianModel, and decode_step over the sentence's shortlist
+// candidates only. The step's K candidate logits are spread over the vocabulary (-inf
+// elsewhere) so that the generic search applies: as raw logits for greedy search, which
+// keeps the engine's exact argmax, and as log-probabilities over the candidates when
+// beams need scores.
+#ifndef PTEFORGE_CC_TRANSLATE_BERGAMOT_MODEL_H_
+#define PTEFORGE_CC_TRANSLATE_BERGAMOT_MODEL_H_
+
+#include "cc/translate/marian_model.h"
+#include "cc/translate/shortlist.h"
+
+namespace pteforge {
+
+class BergamotModel : public MarianModel {
+ public:
+  BergamotModel(Session* session, int64_t vocab_size, int64_t pad_token, Shortlist shortlist, int64_t multiple)
+      : MarianModel(session, vocab_size, pad_token), shortlist_(std::move(shortlist)), multiple_(multiple) {}
+
+  // One candidate set for all `sources`: the engine's when there is one sentence.
+  Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) override;
+  StatusOr<std::vector<float>> Step(const std::vector<int64_t>& tokens, int64_t length) override;
+
+ private:
+  Shortlist shortlist_;
+  int64_t multiple_;
+  int beams_ = 1;
+  std::vector<int64_t> candidates_;
+  HostTensor candidate_tensor_;
+};
+
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_TRANSLATE_BERGAMOT_MODEL_H_
