@@ -1,6 +1,20 @@
-"""The benchmark's outputs: a table, the targets' ratios, and a plot."""
+"""The benchmarks' outputs: the machine, a table, the targets' ratios, and a plot."""
 
 from __future__ import annotations
+
+import os
+import platform
+
+
+def machine() -> dict:
+    """What the benchmark ran on."""
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "system": platform.platform()}
 
 
 def _find(results: list[dict], engine: str, beams: int, threads: int) -> dict | None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -113,16 +112,6 @@ def _convert_ct2(checkpoint: str, directory: str, quantization: str | None) -> s
     return out
 
 
-def _machine() -> dict:
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "system": platform.platform()}
-
-
 def main(argv: list[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
@@ -186,7 +175,7 @@ def main(argv: list[str]) -> None:
     document = {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "command": " ".join(["./bazelw run //benchmarks:translate_bench --"] + sys.argv[1:]),
-        "machine": _machine(),
+        "machine": bench_output.machine(),
         "model": "opus-mt-en-fr architecture, " + ("UNTRAINED random weights" if random_weights else "given checkpoint"),
         "tokens_per_sentence": FLAGS.tokens,
         "note": f"every engine generates {FLAGS.tokens} tokens per sentence (min length = max length)",

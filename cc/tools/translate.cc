@@ -9,8 +9,9 @@
 // en->pt), translate_pt_en, opus_translate (OPUS-MT en->fr).
 // Flags: --model (default: the binary's model), --beams,
 // --max_length, --batch_size, --threads, --etdump=profile.etdp, --print_ids, and for
-// benchmarks --min_length and --stats (one JSON line of timings per sentence on stderr,
-// sentences then translated one at a time).
+// benchmarks --min_length, --summary (one JSON line: load and translation times) and
+// --stats (one JSON line of timings per sentence on stderr, sentences then translated
+// one at a time).
 // A sentence that cannot be translated (empty, invalid UTF-8, longer than the model's
 // max_source_length: split it) gets a message on stderr and an empty output line; the
 // exit status is then 1. Bad flags exit with 2.
@@ -63,6 +64,7 @@ int Main(int argc, char** argv) {
   flags.DefineSwitch("print_ids", "print the source and generated token ids too");
   flags.Define("min_length", "no </s> before this many tokens (benchmarks: equal lengths)", "0");
   flags.DefineSwitch("stats", "print timings per sentence as JSON on stderr (one sentence at a time)");
+  flags.DefineSwitch("summary", "print the load and translation times as one JSON line on stderr");
   flags.DefineSwitch("help", "show this help");
   Status parsed = flags.Parse(argc, argv);
   if (!parsed.ok()) return Fail(parsed.message(), 2);
@@ -131,8 +133,15 @@ int Main(int argc, char** argv) {
       results->push_back(std::move(one->at(0)));
     }
   } else {
+    auto start = std::chrono::steady_clock::now();
     results = translator.value()->Translate(sentences, options);
     if (!results.ok()) return Fail(results.status().message(), 1);
+    if (flags.IsSet("summary")) {
+      double translate_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "{\"load_ms\": %.3f, \"translate_ms\": %.3f, \"sentences\": %zu}\n", load_ms,
+                   translate_ms, sentences.size());
+    }
   }
   int failures = 0;
   for (size_t i = 0; i < sentences.size(); ++i) {

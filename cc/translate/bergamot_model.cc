@@ -11,6 +11,18 @@ Status BergamotModel::Encode(const std::vector<std::vector<int64_t>>& sources, i
   if (!candidates.ok()) return candidates.status();
   candidates_ = std::move(candidates.value());
   candidate_tensor_ = Int64Tensor({static_cast<int64_t>(candidates_.size())}, candidates_);
+  sentence_columns_.clear();
+  for (const auto& source : sources) {
+    auto own = shortlist_.Candidates({source}, multiple_);
+    if (!own.ok()) return own.status();
+    std::vector<int32_t> columns;
+    columns.reserve(own->size());
+    for (int64_t id : own.value()) {  // its column: its place in the ascending union
+      columns.push_back(static_cast<int32_t>(std::lower_bound(candidates_.begin(), candidates_.end(), id) -
+                                             candidates_.begin()));
+    }
+    sentence_columns_.push_back(std::move(columns));
+  }
   beams_ = beams;
   return MarianModel::Encode(sources, beams);
 }
@@ -24,15 +36,17 @@ StatusOr<std::vector<float>> BergamotModel::Step(const std::vector<int64_t>& tok
   std::vector<float> scores(n * vocab_size_, -std::numeric_limits<float>::infinity());
   for (int64_t row = 0; row < n; ++row) {
     const float* in = logits->data() + row * k;
+    const std::vector<int32_t>& columns = sentence_columns_.at(row / beams_);
     float shift = 0.0f;
-    if (beams_ > 1) {  // log-softmax over the candidates
-      float most = *std::max_element(in, in + k);
+    if (beams_ > 1) {  // log-softmax over the row's candidates
+      float most = -std::numeric_limits<float>::infinity();
+      for (int32_t c : columns) most = std::max(most, in[c]);
       double sum = 0;
-      for (size_t i = 0; i < k; ++i) sum += std::exp(static_cast<double>(in[i] - most));
+      for (int32_t c : columns) sum += std::exp(static_cast<double>(in[c] - most));
       shift = most + static_cast<float>(std::log(sum));
     }
     float* out = scores.data() + row * vocab_size_;
-    for (size_t i = 0; i < k; ++i) out[candidates_[i]] = in[i] - shift;
+    for (int32_t c : columns) out[candidates_[c]] = in[c] - shift;
   }
   return scores;
 }

@@ -1,9 +1,10 @@
 // The Seq2SeqModel of a Bergamot .pte (models/bergamot/stateful_bergamot.py): encode
-// and reorder_cache as MarianModel, and decode_step over the sentence's shortlist
-// candidates only. The step's K candidate logits are spread over the vocabulary (-inf
-// elsewhere) so that the generic search applies: as raw logits for greedy search, which
-// keeps the engine's exact argmax, and as log-probabilities over the candidates when
-// beams need scores.
+// and reorder_cache as MarianModel, and decode_step over shortlist candidates only.
+// A batch's decode_step scores the union of its sentences' candidates; each row then
+// keeps only its own sentence's candidates (the engine's set, as if translated alone),
+// spread over the vocabulary with -inf elsewhere so that the generic search applies:
+// raw logits for greedy search, which keeps the engine's exact argmax, and
+// log-probabilities over the row's candidates when beams need scores.
 #ifndef PTEFORGE_CC_TRANSLATE_BERGAMOT_MODEL_H_
 #define PTEFORGE_CC_TRANSLATE_BERGAMOT_MODEL_H_
 
@@ -17,7 +18,6 @@ class BergamotModel : public MarianModel {
   BergamotModel(Session* session, int64_t vocab_size, int64_t pad_token, Shortlist shortlist, int64_t multiple)
       : MarianModel(session, vocab_size, pad_token), shortlist_(std::move(shortlist)), multiple_(multiple) {}
 
-  // One candidate set for all `sources`: the engine's when there is one sentence.
   Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) override;
   StatusOr<std::vector<float>> Step(const std::vector<int64_t>& tokens, int64_t length) override;
 
@@ -25,7 +25,8 @@ class BergamotModel : public MarianModel {
   Shortlist shortlist_;
   int64_t multiple_;
   int beams_ = 1;
-  std::vector<int64_t> candidates_;
+  std::vector<int64_t> candidates_;                   // the batch's union, ascending
+  std::vector<std::vector<int32_t>> sentence_columns_;  // per sentence: its candidates' columns in the union
   HostTensor candidate_tensor_;
 };
 

@@ -76,7 +76,8 @@ StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
       int64_t token = std::max_element(row, row + vocab) - row;  // first of equal maxima, as argmax
       if (!unfinished[i]) token = options.pad_token;
       sequences[i].push_back(token);
-      unfinished[i] = unfinished[i] && token != options.eos_token && length + 1 < options.max_length;
+      const int64_t limit = options.sentence_max_lengths.empty() ? options.max_length : options.sentence_max_lengths[i];
+      unfinished[i] = unfinished[i] && token != options.eos_token && length + 1 < limit;
       any = any || unfinished[i];
     }
     if (!any) break;
@@ -205,6 +206,10 @@ StatusOr<std::vector<std::vector<int64_t>>> Search(Seq2SeqModel& model,
   if (options.beams < 1) return Failure(Error::InvalidArgument, "the number of beams must be at least 1");
   if (options.max_length < 2) return Failure(Error::InvalidArgument, "max_length must be at least 2");
   if (sources.empty()) return std::vector<std::vector<int64_t>>{};
+  if (!options.sentence_max_lengths.empty() &&
+      (options.beams != 1 || options.sentence_max_lengths.size() != sources.size())) {
+    return Failure(Error::InvalidArgument, "per-sentence max lengths need greedy search and one per sentence");
+  }
   return options.beams == 1 ? Greedy(model, sources, options) : Beam(model, sources, options);
 }
 

