@@ -7,10 +7,12 @@ reference) against pteforge's translator on the float32 and int8 .pte (XNNPACK).
 For each direction and thread count, every engine translates the repository's sentence
 set (models/bergamot/corpus) in its own process, started through peak_rss.py so that
 its peak RSS is its own. Throughput is over the whole set after the model is loaded
-(the median of --repeats runs). "2 threads" means: the engine translates two sentences
-at once on two Python threads (it has no intra-sentence threading); pteforge's
-translator gives XNNPACK two threads. The translator batches sentences (8 rows, padded
-to similar lengths); the engine translates one at a time. Also reported: exact text
+(the median of --repeats runs). N threads means N sentences in flight at once, for
+both: the engine on N Python threads sharing one engine (it has no intra-sentence
+threading), pteforge's translator with --workers=N (N translators, each on its own
+thread, single-threaded kernels; XNNPACK's own threads gained 1-3% here). The
+translator batches sentences (8 rows, similar lengths); the engine translates one at a
+time. Also reported: exact text
 match against the engine, and of int8 against float32; model file sizes.
 Writes a table to stdout and JSON to --out_dir (default benchmarks/results).
 """
@@ -83,7 +85,7 @@ def _model_mb(direction: str) -> dict[str, float]:
 
 
 def _commands(direction: str, threads: int) -> dict[str, list[str]]:
-    translate = [_path("cc/tools/translate"), f"--threads={threads}", "--summary"]
+    translate = [_path("cc/tools/translate"), "--threads=1", f"--workers={threads}", "--summary"]
     return {
         ENGINE: [sys.executable, _path("benchmarks/bergamot_engine_worker.py"), direction, str(threads)],
         FP32: translate + [f"--model={_path(f'models/bergamot_{direction}.pte')}"],
@@ -151,8 +153,8 @@ def main(argv: list[str]) -> None:
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "command": " ".join(["./bazelw run //benchmarks:bergamot_bench --"] + sys.argv[1:]),
         "machine": bench_output.machine(),
-        "note": "throughput after loading, median of repeats; 2 threads: the engine translates two sentences at "
-                "once, pteforge gives XNNPACK two threads and batches 8 sentences",
+        "note": "throughput after loading, median of repeats; N threads: N sentences in flight (engine: N Python "
+                "threads; pteforge: --workers=N --threads=1, each translator batching 8 sentences)",
         "results": results,
         "duration_s": time.time() - started,
     }

@@ -8,18 +8,20 @@
 // built next to it (PTEFORGE_DEFAULT_MODEL, a runfiles path): translate (Bergamot
 // en->pt), translate_pt_en, opus_translate (OPUS-MT en->fr).
 // Flags: --model (default: the binary's model), --beams,
-// --max_length, --batch_size, --threads, --etdump=profile.etdp, --print_ids, and for
+// --max_length, --batch_size, --threads, --workers, --etdump=profile.etdp, --print_ids, and for
 // benchmarks --min_length, --summary (one JSON line: load and translation times) and
 // --stats (one JSON line of timings per sentence on stderr, sentences then translated
 // one at a time).
 // A sentence that cannot be translated (empty, invalid UTF-8, longer than the model's
 // max_source_length: split it) gets a message on stderr and an empty output line; the
 // exit status is then 1. Bad flags exit with 2.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <executorch/devtools/etdump/etdump_flatcc.h>
@@ -52,6 +54,34 @@ std::string Ids(const std::vector<int64_t>& ids) {
   return text;
 }
 
+// Splits `sentences` into one contiguous share per translator, translated on a thread
+// each; results in input order.
+StatusOr<std::vector<StatusOr<Translation>>> TranslateInParallel(
+    const std::vector<std::unique_ptr<Translator>>& translators, const std::vector<std::string>& sentences,
+    const TranslateOptions& options) {
+  const size_t n = translators.size(), share = (sentences.size() + n - 1) / n;
+  std::vector<StatusOr<std::vector<StatusOr<Translation>>>> parts(n, std::vector<StatusOr<Translation>>());
+  std::vector<std::thread> threads;
+  for (size_t w = 0; w < n; ++w) {
+    const size_t first = std::min(sentences.size(), w * share), last = std::min(sentences.size(), first + share);
+    auto work = [&, w, first, last] {
+      parts[w] = translators[w]->Translate({sentences.begin() + first, sentences.begin() + last}, options);
+    };
+    if (w + 1 == n) {
+      work();  // the last share on this thread
+    } else {
+      threads.emplace_back(work);
+    }
+  }
+  for (auto& thread : threads) thread.join();
+  std::vector<StatusOr<Translation>> results;
+  for (auto& part : parts) {
+    if (!part.ok()) return part.status();
+    for (auto& result : part.value()) results.push_back(std::move(result));
+  }
+  return results;
+}
+
 int Main(int argc, char** argv) {
   program = std::string(argv[0]).substr(std::string(argv[0]).find_last_of('/') + 1);
   Flags flags;
@@ -60,6 +90,7 @@ int Main(int argc, char** argv) {
   flags.Define("max_length", "most tokens per translation, start token included (default: the model's)", "0");
   flags.Define("batch_size", "sentences translated together (default: as many as fit)", "0");
   flags.Define("threads", "threads for the kernels and XNNPACK", "1");
+  flags.Define("workers", "translators working on separate sentences at once, each on its own thread", "1");
   flags.Define("etdump", "write an ExecuTorch profile (ETDump) to this file");
   flags.DefineSwitch("print_ids", "print the source and generated token ids too");
   flags.Define("min_length", "no </s> before this many tokens (benchmarks: equal lengths)", "0");
@@ -78,8 +109,12 @@ int Main(int argc, char** argv) {
   auto batch_size = flags.GetInt("batch_size", 0, 1 << 20);
   auto threads = flags.GetInt("threads", 1, 256);
   auto min_length = flags.GetInt("min_length", 0, 1 << 20);
-  for (const auto* value : {&beams, &max_length, &batch_size, &threads, &min_length}) {
+  auto workers = flags.GetInt("workers", 1, 64);
+  for (const auto* value : {&beams, &max_length, &batch_size, &threads, &min_length, &workers}) {
     if (!value->ok()) return Fail(value->status().message(), 2);
+  }
+  if (workers.value() > 1 && (flags.IsSet("stats") || flags.IsSet("etdump"))) {
+    return Fail("--workers cannot be combined with --stats or --etdump (one translator only)", 2);
   }
   std::string model = flags.IsSet("model") ? flags.Get("model") : DefaultModel(argv[0]);
   if (model.empty()) return Fail("no --model given, and no default model next to this binary", 2);
@@ -133,8 +168,15 @@ int Main(int argc, char** argv) {
       results->push_back(std::move(one->at(0)));
     }
   } else {
+    std::vector<std::unique_ptr<Translator>> translators;
+    translators.push_back(std::move(translator.value()));
+    for (int64_t w = 1; w < workers.value(); ++w) {
+      auto another = Translator::Open(model, session_options);
+      if (!another.ok()) return Fail(another.status().message(), 1);
+      translators.push_back(std::move(another.value()));
+    }
     auto start = std::chrono::steady_clock::now();
-    results = translator.value()->Translate(sentences, options);
+    results = TranslateInParallel(translators, sentences, options);
     if (!results.ok()) return Fail(results.status().message(), 1);
     if (flags.IsSet("summary")) {
       double translate_ms =

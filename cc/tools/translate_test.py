@@ -53,6 +53,18 @@ def test_stdin_lines_with_bad_ones_keep_alignment():
     assert "line 4: " in err and "max_source_length of 128: split the sentence" in err
 
 
+def test_workers_keep_the_input_order():
+    texts = "\n".join(["Good morning.", "The train leaves at 8:15 from platform 3.", "Thank you!",
+                       "Could you send me the report by Friday?", "It is raining in Lisbon."]).encode()
+    status, one, err = run(TRANSLATE, stdin=texts)
+    assert status == 0, err
+    status, two, err = run(TRANSLATE, "--workers=2", stdin=texts)
+    assert status == 0, err
+    assert two == one and len(one.splitlines()) == 5
+    status, _, err = run(TRANSLATE, "--workers=2", "--stats", "Hi")
+    assert status == 2 and "--workers cannot be combined with --stats" in err
+
+
 def test_beam_search_is_available():
     status, out, err = run(TRANSLATE, "--beams=4", "The weather is nice today.")
     assert status == 0, err
