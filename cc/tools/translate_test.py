@@ -53,6 +53,17 @@ def test_stdin_lines_with_bad_ones_keep_alignment():
     assert "line 4: " in err and "max_source_length of 128: split the sentence" in err
 
 
+def test_a_batch_of_long_sentences_scores_a_large_union():
+    # 8 sentences of ~100 tokens with little overlap: their candidates' union (more than
+    # one sentence's 50 + 50 x 128) is what one decode step scores.
+    with open(_RUNFILES.Rlocation("pteforge/models/bergamot/corpus/sentences_en.txt"), encoding="utf-8") as f:
+        lines = sorted(f.read().splitlines(), key=len)[-24:]
+    texts = [" ".join(lines[i:i + 3]) for i in range(0, 24, 3)]
+    status, out, err = run(TRANSLATE, stdin="\n".join(texts).encode())
+    assert status == 0, err
+    assert out.splitlines() == _engine("enpt", texts)
+
+
 def test_workers_keep_the_input_order():
     texts = "\n".join(["Good morning.", "The train leaves at 8:15 from platform 3.", "Thank you!",
                        "Could you send me the report by Friday?", "It is raining in Lisbon."]).encode()

@@ -65,9 +65,10 @@ def make_exporter(
     batch = Dim("batch", min=1, max=rows)
     n = Dim("rows", min=1, max=rows)
     source = Dim("source", min=1, max=sources)
-    # At most ids 0..first-1 and `best` ids per distinct source token, padded: bounds
-    # the gathered output rows (and so the planned memory) well below the vocabulary.
-    most = shortlist.first + shortlist.best * sources
+    # A batch scores the union of its sentences' candidates: ids 0..first-1 and `best`
+    # ids per distinct source token of up to `rows` sentences, padded (for the full
+    # 8 x 128 tokens that is the whole vocabulary).
+    most = shortlist.first + shortlist.best * sources * rows
     candidates = Dim("candidates", min=1, max=min(vocab_size, most + -most % SHORTLIST_MULTIPLE))
     tokens = torch.tensor([[5, 6, 7, 8, EOS], [9, 10, EOS, EOS, EOS]])
     mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])
