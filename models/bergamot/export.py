@@ -82,7 +82,8 @@ def make_exporter(
     if quantization == "int8":
         # Activations are quantized at run time: eager and XNNPACK may round a value to
         # different sides of an int8 step (see models/opus/export.py), and a flip moves
-        # the logits after eight layers by up to 0.33 (seen, pt->en; logits span ~±20).
+        # the logits after eight layers by up to 0.4 (seen: 0.33 and 0.39, pt->en, as
+        # memory planning changed; logits span ~±20).
         exporter.conformance_tolerance(Tolerance(atol=0.5, rtol=0.05))
 
     with open(files.vocabulary, "rb") as f:
