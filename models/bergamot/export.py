@@ -55,7 +55,11 @@ def make_exporter(
         raise ExportError(str(error)) from None
     rows, sources = int(max_rows), int(max_source)
     targets = math.ceil(LENGTH_FACTOR * sources) + 1
-    module = StatefulBergamot(model, rows, sources, targets).eval()
+    try:
+        module = StatefulBergamot(model, rows, sources, targets).eval()
+    except (KeyError, RuntimeError) as error:  # a missing item, or a weight of another shape
+        raise ExportError(f"{files.model} is not the Bergamot tiny architecture "
+                          f"(dim 256, SSRU decoder): {error}") from None
     vocab_size = module.embedding.shape[1]
     if quantization == "int8":
         quantize.int8_linears(module)
