@@ -5,8 +5,8 @@
 // at most that many tokens (</s> included), for emulated targets where a long
 // sentence takes a minute.
 //
-// Usage: bergamot_parity [--limit=N] [--max_tokens=N] [--min_match=PERCENT] \
-//            <model.pte> <sentences.txt> <engine.txt> [<model.pte> <sentences.txt> <engine.txt> ...]
+// Usage: bergamot_parity [--limit=N] [--max_tokens=N] [--min_match=PERCENT]
+//            (<model.pte> <sentences.txt> <engine.txt>)...
 
 #include <cstdio>
 #include <cstdlib>
