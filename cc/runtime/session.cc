@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -62,16 +63,19 @@ std::string ShapeText(const std::vector<int64_t>& sizes) {
   return text + "]";
 }
 
-// Zeroed memory with kArenaAlignment, owned.
+// Zeroed memory with kArenaAlignment, owned. From calloc, not memset: a large block
+// comes zeroed from the kernel and takes physical memory only where a run touches it,
+// so an arena planned for the largest inputs costs what the actual inputs use.
 class Arena {
  public:
   explicit Arena(size_t size) : size_(size) {
     if (size == 0) return;
-    size_t rounded = (size + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-    data_ = static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, rounded));
-    if (data_ != nullptr) std::memset(data_, 0, rounded);
+    raw_ = static_cast<uint8_t*>(std::calloc(size + kArenaAlignment, 1));
+    if (raw_ == nullptr) return;
+    size_t misalignment = reinterpret_cast<uintptr_t>(raw_) % kArenaAlignment;
+    data_ = raw_ + (misalignment == 0 ? 0 : kArenaAlignment - misalignment);
   }
-  ~Arena() { std::free(data_); }
+  ~Arena() { std::free(raw_); }
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   uint8_t* data() const { return data_; }
@@ -80,7 +84,8 @@ class Arena {
 
  private:
   size_t size_;
-  uint8_t* data_ = nullptr;
+  uint8_t* raw_ = nullptr;   // what calloc returned
+  uint8_t* data_ = nullptr;  // raw_, aligned
 };
 
 // One loaded method with the allocators it uses. Stable address: Method keeps
