@@ -1,12 +1,14 @@
-"""The benchmark's own tools: the peak-RSS launcher and the targets' ratios."""
+"""The benchmarks' own tools: the peak-RSS launcher, the engine runner and the targets'
+ratios."""
 
 import json
 import subprocess
 import sys
 
+import pytest
 from runfiles import runfiles
 
-from benchmarks import bench_output
+from benchmarks import bench_output, engine_process
 from pteforge import testing
 
 _LAUNCHER = runfiles.Create().Rlocation("pteforge/benchmarks/peak_rss.py")
@@ -32,6 +34,21 @@ def test_reports_the_child_peak_not_the_parents():
 def test_passes_the_exit_status_through():
     status, _ = _launch(1, status=3)
     assert status == 3
+
+
+def test_engine_process_passes_stdin_and_returns_both_streams(tmp_path):
+    sentences = tmp_path / "in.txt"
+    sentences.write_text("one\ntwo\n")
+    echo = "import sys; text = sys.stdin.read(); print(text.upper(), end=''); print('{\"lines\": 2}', file=sys.stderr)"
+    stdout, stderr = engine_process.run([sys.executable, "-c", echo], stdin_path=str(sentences))
+    assert stdout == "ONE\nTWO\n"
+    records = engine_process.json_lines(stderr)
+    assert records[0] == {"lines": 2} and "peak_rss_mb" in records[-1]
+
+
+def test_engine_process_failure_shows_the_engines_error():
+    with pytest.raises(RuntimeError, match=r"failed \(4\):\n.*broken engine"):
+        engine_process.run([sys.executable, "-c", "import sys; print('broken engine', file=sys.stderr); sys.exit(4)"])
 
 
 def _result(engine, ms, rss):

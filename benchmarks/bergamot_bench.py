@@ -23,7 +23,6 @@ import datetime
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ import time
 from absl import app, flags
 from runfiles import runfiles
 
-from benchmarks import bench_output
+from benchmarks import bench_output, engine_process
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("directions", ["enpt", "pten"], "Directions to measure.")
@@ -53,22 +52,11 @@ def _path(label_path: str) -> str:
 def _run(command: list[str], sentences_path: str) -> tuple[list[str], dict]:
     """Runs one engine process on the sentences (stdin); returns its output lines and
     its summary (load_ms, translate_ms, sentences, peak_rss_mb)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    launcher = [sys.executable, "-S", _path("benchmarks/peak_rss.py")]
-    with open(sentences_path, "rb") as stdin, tempfile.TemporaryFile("w+") as out, \
-            tempfile.TemporaryFile("w+") as err:
-        returncode = subprocess.run(launcher + command, stdin=stdin, stdout=out, stderr=err, env=env,
-                                    text=True).returncode
-        out.seek(0)
-        err.seek(0)
-        outputs, messages = out.read().splitlines(), err.read()
-    if returncode != 0:
-        raise RuntimeError(f"{command[0]} failed ({returncode}):\n{messages[-3000:]}")
+    stdout, stderr = engine_process.run(command, stdin_path=sentences_path)
     summary = {}
-    for line in messages.splitlines():
-        if line.startswith("{") and line.endswith("}"):
-            summary.update(json.loads(line))
-    return outputs, summary
+    for record in engine_process.json_lines(stderr):
+        summary.update(record)
+    return stdout.splitlines(), summary
 
 
 def _match(ours: list[str], reference: list[str]) -> float:

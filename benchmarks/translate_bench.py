@@ -18,7 +18,6 @@ import datetime
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ import time
 from absl import app, flags
 from runfiles import runfiles
 
-from benchmarks import bench_output
+from benchmarks import bench_output, engine_process
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("tokens", 32, "Tokens generated per sentence (forced).")
@@ -54,19 +53,10 @@ def _size_bytes(path: str) -> int:
 
 
 def _run_engine(command: list[str]) -> tuple[list[dict], float]:
-    """Runs one engine process through peak_rss.py; returns its JSON lines (stdout and
-    stderr) and its own peak RSS in MB."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    launcher = [sys.executable, "-S", _path("benchmarks/peak_rss.py")]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        returncode = subprocess.run(launcher + command, stdout=out, stderr=err, env=env, text=True).returncode
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if returncode != 0:
-        raise RuntimeError(f"{' '.join(command[:2])} failed ({returncode}):\n{stderr[-3000:]}")
-    records = [json.loads(line) for line in (stdout + "\n" + stderr).splitlines()
-               if line.strip().startswith("{") and line.strip().endswith("}")]
+    """Runs one engine process; returns its JSON lines (stdout and stderr) and its own
+    peak RSS in MB."""
+    stdout, stderr = engine_process.run(command)
+    records = engine_process.json_lines(stdout + "\n" + stderr)
     peak = next(r["peak_rss_mb"] for r in reversed(records) if "peak_rss_mb" in r)
     return records, peak
 
