@@ -1,31 +1,26 @@
 #include "cc/runtime/session.h"
 
-#include "cc/runtime/program_check.h"
-
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
+#include <mutex>
 #include <unordered_map>
 
 #include <executorch/extension/data_loader/buffer_data_loader.h>
-#include <executorch/extension/data_loader/mmap_data_loader.h>
-#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
-#include <executorch/extension/tensor/tensor_ptr.h>
 #include <executorch/runtime/core/hierarchical_allocator.h>
 #include <executorch/runtime/executor/memory_manager.h>
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#include "cc/runtime/program_check.h"
+
 namespace pteforge {
 namespace {
 
 using executorch::extension::BufferDataLoader;
-using executorch::extension::MallocMemoryAllocator;
-using executorch::extension::MmapDataLoader;
 using executorch::runtime::EValue;
 using executorch::runtime::HierarchicalAllocator;
 using executorch::runtime::MemoryManager;
@@ -35,15 +30,6 @@ using executorch::runtime::Program;
 using executorch::runtime::Span;
 using executorch::runtime::Tag;
 using executorch::runtime::TensorShapeDynamism;
-
-// ExecuTorch plans shared mutable state in memory id 2
-// (MemoryPlanningPass(share_mutable_buffers=True); python/pteforge/plan.py). MethodMeta
-// and HierarchicalAllocator number planned buffers from memory id 1 (id 0 is reserved),
-// so that is planned buffer index 1.
-constexpr size_t kStateBufferIndex = 1;
-// Arena alignment: ExecuTorch plans offsets for 16-byte alignment; a cache line is
-// friendlier to the kernels.
-constexpr size_t kArenaAlignment = 64;
 
 const char* TagName(Tag tag) {
   switch (tag) {
@@ -63,39 +49,36 @@ std::string ShapeText(const std::vector<int64_t>& sizes) {
   return text + "]";
 }
 
-// Zeroed memory with kArenaAlignment, owned. From calloc, not memset: a large block
-// comes zeroed from the kernel and takes physical memory only where a run touches it,
-// so an arena planned for the largest inputs costs what the actual inputs use.
-class Arena {
+// A contiguous row-major tensor over a HostTensor's bytes, without copying them.
+class TensorView {
  public:
-  explicit Arena(size_t size) : size_(size) {
-    if (size == 0) return;
-    raw_ = static_cast<uint8_t*>(std::calloc(size + kArenaAlignment, 1));
-    if (raw_ == nullptr) return;
-    size_t misalignment = reinterpret_cast<uintptr_t>(raw_) % kArenaAlignment;
-    data_ = raw_ + (misalignment == 0 ? 0 : kArenaAlignment - misalignment);
+  explicit TensorView(const HostTensor& host)
+      : sizes_(host.sizes.begin(), host.sizes.end()), dim_order_(sizes_.size()), strides_(sizes_.size()) {
+    std::iota(dim_order_.begin(), dim_order_.end(), 0);
+    executorch::aten::StridesType stride = 1;
+    for (size_t d = sizes_.size(); d-- > 0;) {
+      strides_[d] = stride;
+      stride *= sizes_[d];
+    }
+    impl_ = std::make_unique<executorch::aten::TensorImpl>(
+        host.dtype, static_cast<ssize_t>(sizes_.size()), sizes_.data(), const_cast<uint8_t*>(host.bytes.data()),
+        dim_order_.data(), strides_.data(), TensorShapeDynamism::STATIC);
   }
-  ~Arena() { std::free(raw_); }
-  Arena(const Arena&) = delete;
-  Arena& operator=(const Arena&) = delete;
-  uint8_t* data() const { return data_; }
-  size_t size() const { return size_; }
-  bool ok() const { return size_ == 0 || data_ != nullptr; }
+  executorch::aten::Tensor tensor() { return executorch::aten::Tensor(impl_.get()); }
 
  private:
-  size_t size_;
-  uint8_t* raw_ = nullptr;   // what calloc returned
-  uint8_t* data_ = nullptr;  // raw_, aligned
+  std::vector<executorch::aten::SizesType> sizes_;
+  std::vector<executorch::aten::DimOrderType> dim_order_;
+  std::vector<executorch::aten::StridesType> strides_;
+  std::unique_ptr<executorch::aten::TensorImpl> impl_;
 };
 
-// One loaded method with the allocators it uses. Stable address: Method keeps
-// pointers to the MemoryManager, which keeps pointers to the allocators.
+// One loaded method. Stable address: Method keeps pointers to the MemoryManager, which
+// keeps pointers to the allocators.
 struct LoadedMethod {
   std::string name;
   std::vector<Span<uint8_t>> planned_spans;  // into the Session's shared arenas
   std::unique_ptr<HierarchicalAllocator> planned;
-  MallocMemoryAllocator method_allocator;  // the method's own runtime structures
-  MallocMemoryAllocator temp_allocator;    // kernels' scratch, freed after each call
   std::unique_ptr<MemoryManager> memory_manager;
   std::unique_ptr<Method> method;
   size_t work_bytes = 0;
@@ -105,22 +88,29 @@ struct LoadedMethod {
 
 struct Session::Impl {
   std::unique_ptr<executorch::runtime::DataLoader> loader;
+  std::unique_ptr<SessionMemory> owned_memory;  // HeapMemory unless the caller gave one
+  SessionMemory* memory = nullptr;
   std::unique_ptr<Program> program;
-  std::vector<std::unique_ptr<Arena>> arenas;  // per planned memory id, shared
+  std::vector<Span<uint8_t>> arenas;  // per planned buffer index, shared by all methods
   std::unordered_map<std::string, std::unique_ptr<LoadedMethod>> methods;
 
   LoadedMethod* Find(const std::string& name) const {
     auto it = methods.find(name);
     return it == methods.end() ? nullptr : it->second.get();
   }
+  uint8_t* state() const { return arenas[kStateBufferIndex].data(); }
 };
 
 Session::Session() : impl_(new Impl) {}
 Session::~Session() = default;
 
 StatusOr<std::unique_ptr<Session>> Session::Open(const std::string& path, SessionOptions options) {
+  executorch::runtime::runtime_init();
+  auto file = OpenProgramFile(path);
+  if (!file.ok()) return file.status();
   std::unique_ptr<Session> session(new Session());
-  Status status = session->LoadFile(path, options);
+  session->impl_->loader = std::move(file->loader);
+  Status status = session->Load("'" + path + "'", file->size, options);
   if (!status.ok()) return status;
   return session;
 }
@@ -133,26 +123,6 @@ StatusOr<std::unique_ptr<Session>> Session::OpenBuffer(const void* data, size_t 
   Status status = session->Load("the program buffer", size, options);
   if (!status.ok()) return status;
   return session;
-}
-
-Status Session::LoadFile(const std::string& path, SessionOptions options) {
-  executorch::runtime::runtime_init();
-  struct stat info;
-  if (::stat(path.c_str(), &info) != 0) {
-    return Failure(Error::AccessFailed, "cannot open '%s': %s", path.c_str(), std::strerror(errno));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    return Failure(Error::AccessFailed, "'%s' is not a regular file", path.c_str());
-  }
-  if (info.st_size == 0) {
-    return Failure(Error::InvalidProgram, "'%s' is empty, not an ExecuTorch program (.pte)", path.c_str());
-  }
-  auto loader = MmapDataLoader::from(path.c_str(), MmapDataLoader::MlockConfig::NoMlock);
-  if (!loader.ok()) {
-    return Failure(loader.error(), "cannot memory-map '%s'", path.c_str());
-  }
-  impl_->loader = std::make_unique<MmapDataLoader>(std::move(loader.get()));
-  return Load("'" + path + "'", static_cast<size_t>(info.st_size), options);
 }
 
 Status Session::Load(const std::string& what, size_t size, SessionOptions options) {
@@ -210,12 +180,15 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
                    "(SessionOptions::max_planned_bytes)",
                    what.c_str(), planned, options.max_planned_bytes);
   }
+  if (options.memory == nullptr) {
+    impl_->owned_memory = std::make_unique<HeapMemory>();
+    options.memory = impl_->owned_memory.get();
+  }
+  impl_->memory = options.memory;
   for (size_t id = 0; id < arena_sizes.size(); ++id) {
-    impl_->arenas.push_back(std::make_unique<Arena>(arena_sizes[id]));
-    if (!impl_->arenas.back()->ok()) {
-      return Failure(Error::MemoryAllocationFailed, "cannot allocate %zu bytes for planned buffer %zu",
-                     arena_sizes[id], id);
-    }
+    auto arena = impl_->memory->PlannedBuffer(id, arena_sizes[id]);
+    if (!arena.ok()) return arena.status();
+    impl_->arenas.push_back(arena.value());
     if (id == kStateBufferIndex) {
       memory_.state_arena_bytes = arena_sizes[id];
     } else {
@@ -228,14 +201,20 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
   for (auto& [name, loaded] : impl_->methods) {
     auto meta = prog.method_meta(name.c_str());
     for (size_t id = 0; id < meta->num_memory_planned_buffers(); ++id) {
-      loaded->planned_spans.emplace_back(impl_->arenas[id]->data(),
+      loaded->planned_spans.emplace_back(impl_->arenas[id].data(),
                                          static_cast<size_t>(meta->memory_planned_buffer_size(id).get()));
     }
     loaded->planned = std::make_unique<HierarchicalAllocator>(
         Span<Span<uint8_t>>(loaded->planned_spans.data(), loaded->planned_spans.size()));
-    loaded->memory_manager = std::make_unique<MemoryManager>(&loaded->method_allocator, loaded->planned.get(),
-                                                             &loaded->temp_allocator);
+    loaded->memory_manager = std::make_unique<MemoryManager>(
+        impl_->memory->MethodAllocator(), loaded->planned.get(), impl_->memory->TempAllocator());
     auto method = prog.load_method(name.c_str(), loaded->memory_manager.get(), options.event_tracer);
+    if (!method.ok() && method.error() == Error::MemoryAllocationFailed) {
+      return Failure(method.error(),
+                     "cannot load method '%s': its runtime structures do not fit the method allocator "
+                     "(%zu bytes in use; give the Session more memory for methods)",
+                     name.c_str(), impl_->memory->MethodBytesUsed());
+    }
     if (!method.ok()) {
       return Failure(method.error(),
                      "cannot load method '%s' (an operator or backend missing from this runtime, or a "
@@ -245,6 +224,7 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
     loaded->method = std::make_unique<Method>(std::move(method.get()));
     memory_.separate_arenas_bytes += loaded->work_bytes;
   }
+  memory_.method_bytes = impl_->memory->MethodBytesUsed();
 
   // pteforge metadata: entry points, constants and state; otherwise every method.
   if (impl_->Find(kMetadataMethod) != nullptr) {
@@ -287,7 +267,7 @@ Status Session::LocateState() {
   if (impl_->arenas.size() <= kStateBufferIndex) {
     return Failure(Error::InvalidProgram, "the program has state but no state arena (planned buffer %zu)", kStateBufferIndex);
   }
-  const Arena& arena = *impl_->arenas[kStateBufferIndex];
+  const Span<uint8_t>& arena = impl_->arenas[kStateBufferIndex];
   for (size_t i = 0; i < metadata_.state.size(); ++i) {
     const StateEntry& entry = metadata_.state[i];
     const EValue& value = get_state->method->get_output(i);
@@ -430,7 +410,7 @@ StatusOr<Value> CopyOut(const std::string& method, size_t index, const EValue& v
 }  // namespace
 
 StatusOr<std::vector<Value>> Session::Execute(const std::string& method, const std::vector<Value>& inputs) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<PlatformMutex> lock(mutex_);
   return ExecuteLocked(method, inputs);
 }
 
@@ -455,11 +435,9 @@ StatusOr<std::vector<Value>> Session::ExecuteLocked(const std::string& method, c
   for (size_t i = 0; i < inputs.size(); ++i) {
     Error error = Error::Ok;
     if (const auto* tensor = std::get_if<HostTensor>(&inputs[i])) {
-      std::vector<executorch::aten::SizesType> sizes(tensor->sizes.begin(), tensor->sizes.end());
       // A view of the caller's bytes: set_input copies them into planned memory.
-      auto view = executorch::extension::make_tensor_ptr(sizes, const_cast<uint8_t*>(tensor->bytes.data()),
-                                                   tensor->dtype);
-      error = m.set_input(EValue(*view), i);
+      TensorView view(*tensor);
+      error = m.set_input(EValue(view.tensor()), i);
     } else if (const auto* integer = std::get_if<int64_t>(&inputs[i])) {
       error = m.set_input(EValue(*integer), i);
     } else if (const auto* real = std::get_if<double>(&inputs[i])) {
@@ -500,28 +478,28 @@ Status UnknownState(const std::string& name, const std::vector<StateBuffer>& sta
 }  // namespace
 
 StatusOr<HostTensor> Session::ReadState(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<PlatformMutex> lock(mutex_);
   const StateBuffer* buffer = FindState(name);
   if (buffer == nullptr) return UnknownState(name, state_);
   HostTensor copy = HostTensor::Zeros(buffer->dtype, buffer->sizes);
-  std::memcpy(copy.bytes.data(), impl_->arenas[kStateBufferIndex]->data() + buffer->offset, buffer->nbytes);
+  std::memcpy(copy.bytes.data(), impl_->state() + buffer->offset, buffer->nbytes);
   return copy;
 }
 
 Status Session::WriteState(const std::string& name, const HostTensor& value) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<PlatformMutex> lock(mutex_);
   const StateBuffer* buffer = FindState(name);
   if (buffer == nullptr) return UnknownState(name, state_);
   if (value.dtype != buffer->dtype || value.sizes != buffer->sizes || value.bytes.size() != buffer->nbytes) {
     return Failure(Error::InvalidArgument, "state buffer '%s' is %s %s; got %s", name.c_str(),
                    DTypeName(buffer->dtype), ShapeText(buffer->sizes).c_str(), DescribeValue(Value(value)).c_str());
   }
-  std::memcpy(impl_->arenas[kStateBufferIndex]->data() + buffer->offset, value.bytes.data(), buffer->nbytes);
+  std::memcpy(impl_->state() + buffer->offset, value.bytes.data(), buffer->nbytes);
   return Status();
 }
 
 Status Session::ResetState() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<PlatformMutex> lock(mutex_);
   return ResetStateLocked();
 }
 

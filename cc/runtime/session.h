@@ -2,7 +2,7 @@
 //
 // A pteforge .pte has several entry points that read and write the same state (see
 // python/pteforge). A Session:
-//   - memory-maps the .pte and loads *every* method before the first call (loading a
+//   - memory-maps the .pte (or reads a program already in memory) and loads *every* method before the first call (loading a
 //     method later would make ExecuTorch's loader rewrite state: FINDINGS.md);
 //   - gives all methods the same planned arenas: the state arena (memory id 2) so
 //     that they share state, and one work arena of the largest method's size, reused
@@ -17,16 +17,18 @@
 // Errors come back as Status/StatusOr with a message; nothing throws or aborts on bad
 // input (the program file, method names, input values).
 //
+// The same implementation runs on Linux and on a microcontroller; what differs (files,
+// locks, where memory comes from) sits behind platform.h and SessionMemory.
+//
 // Thread safety: a Session may be shared between threads. Calls are serialized by an
 // internal mutex (methods share memory, so they must never overlap); a call waits for
-// the one in progress.
+// the one in progress. (Single-threaded targets have no mutex.)
 #ifndef PTEFORGE_CC_RUNTIME_SESSION_H_
 #define PTEFORGE_CC_RUNTIME_SESSION_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,8 @@
 #include <executorch/runtime/core/tag.h>
 
 #include "cc/runtime/metadata.h"
+#include "cc/runtime/platform.h"
+#include "cc/runtime/session_memory.h"
 #include "cc/runtime/status.h"
 #include "cc/runtime/value.h"
 
@@ -46,6 +50,10 @@ struct SessionOptions {
   // Refuse programs whose planned memory (state + work arenas) exceeds this, instead of
   // allocating it: a corrupted or unexpected program must not take the device's memory.
   size_t max_planned_bytes = size_t{2} << 30;
+  // Where the arenas and the methods' runtime structures come from; not owned, must
+  // outlive the Session. Null: the heap (HeapMemory). A microcontroller passes a
+  // StaticMemory over buffers sized at build time (cc/embedded).
+  SessionMemory* memory = nullptr;
 };
 
 // The type of one method input or output.
@@ -85,6 +93,9 @@ struct MemoryUsage {
   // What one arena per method would cost (ExecuTorch's default): sum of each
   // method's own work memory, plus the state.
   size_t separate_arenas_bytes = 0;
+  // The loaded methods' runtime structures (values, tensors, instruction lists), where
+  // the SessionMemory keeps count (StaticMemory); 0 otherwise.
+  size_t method_bytes = 0;
 };
 
 class Session {
@@ -126,7 +137,6 @@ class Session {
   struct Impl;  // ExecuTorch objects, arenas and loaded methods (session.cc)
   Session();
 
-  Status LoadFile(const std::string& path, SessionOptions options);
   // Loads the program from impl_->loader; `what` names it in messages.
   Status Load(const std::string& what, size_t size, SessionOptions options);
   Status LocateState();
@@ -135,7 +145,7 @@ class Session {
   StatusOr<std::vector<Value>> ExecuteLocked(const std::string& method, const std::vector<Value>& inputs);
 
   std::unique_ptr<Impl> impl_;
-  std::mutex mutex_;  // serializes every call that touches program memory
+  PlatformMutex mutex_;  // serializes every call that touches program memory
   std::vector<std::string> methods_;
   std::vector<std::string> constants_;
   std::vector<std::string> all_methods_;

@@ -1,24 +1,48 @@
-"""Architecture-neutral wrappers over the per-platform ExecuTorch SDK repositories."""
+"""Architecture-neutral ExecuTorch targets: the wheel's SDK or the runtime from source.
+
+Which runtime a target platform gets:
+  * x86_64 and aarch64 Linux: the wheel's shared libraries by default, the runtime built
+    from the source tree with --config=source_runtime;
+  * Cortex-M55: the runtime from source (the wheels hold Linux libraries only);
+  * anything else (Android): none, so the targets are incompatible and
+    `bazel build //...` skips what depends on them.
+"""
 
 # The wheels hold glibc builds: usable on Linux only (not on Android's bionic).
-_SDK_BY_PLATFORM = {
+_WHEEL_BY_PLATFORM = {
     "//toolchains:is_linux_aarch64": "@executorch_sdk_aarch64//",
     "//toolchains:is_linux_x86_64": "@executorch_sdk_x86_64//",
 }
 
-def sdk_library(name):
-    """A cc_library forwarding to `:<name>` of the SDK for the target platform.
+# Where the runtime comes from the source tree (@executorch_source). These settings are
+# specializations of the wheel ones above (same platform plus the flag), so select()
+# prefers them.
+_SOURCE_SETTINGS = [
+    "//third_party/executorch:linux_aarch64_source",
+    "//third_party/executorch:linux_x86_64_source",
+    "//toolchains:is_cortex_m55",
+]
 
-    On platforms with no SDK (Android, Cortex-M) the target is incompatible, so
-    `bazel build //...` skips everything that depends on it.
+_INCOMPATIBLE = ["//toolchains/constraints:incompatible"]
+
+def sdk_library(name, source_deps = None, source_linux_deps = []):
+    """A cc_library forwarding to the ExecuTorch runtime of the target platform.
 
     Args:
-      name: the target name in third_party/executorch/sdk.BUILD.
+      name: the target name in third_party/executorch/sdk.BUILD (the wheel's SDK).
+      source_deps: what stands for it with the runtime from source: a list of labels
+        ([] for a part the source runtime does without, e.g. the XNNPACK delegate),
+        or None if it has no equivalent (the target is then incompatible there).
+      source_linux_deps: added to source_deps on Linux only (file data loaders).
     """
-    deps = {setting: [repo + ":" + name] for setting, repo in _SDK_BY_PLATFORM.items()}
+    deps = {setting: [repo + ":" + name] for setting, repo in _WHEEL_BY_PLATFORM.items()}
+    compatible = {setting: [] for setting in _WHEEL_BY_PLATFORM}
+    for setting in _SOURCE_SETTINGS:
+        linux = setting != "//toolchains:is_cortex_m55"
+        deps[setting] = (source_deps or []) + (source_linux_deps if linux else [])
+        compatible[setting] = [] if source_deps != None else _INCOMPATIBLE
     deps["//conditions:default"] = []
-    compatible = {setting: [] for setting in _SDK_BY_PLATFORM}
-    compatible["//conditions:default"] = ["//toolchains/constraints:incompatible"]
+    compatible["//conditions:default"] = _INCOMPATIBLE
     native.cc_library(
         name = name,
         deps = select(deps),

@@ -1,0 +1,126 @@
+"""pte_kernels: the kernels of the ExecuTorch runtime from source that programs need.
+
+    pte_kernels(
+        name = "stateful_kernels",
+        programs = ["//models:stateful_pte"],   # .pte files (or all_operators = True)
+    )
+
+gives a cc_library to link into a program built on the runtime from source (Cortex-M55,
+or x86_64/aarch64 with --config=source_runtime). At build time,
+select_kernels.py reads the programs' operator lists and runs ExecuTorch's codegen on
+the selection: the generated registration references exactly those kernels, and the
+linker takes only them from the archive of all portable and quantized kernels
+(@executorch_source//:portable_ops, :quantized_ops). The primitive operators come with
+the runtime. A program with a delegate (XNNPACK) or an operator that has no kernel
+fails the build with a message that says which and what to do. `<name>_operators` is
+operators.txt, the list of registered operators.
+"""
+
+load("@executorch_source//:defs.bzl", "EXECUTORCH_SOURCE", "MISSING_EXECUTORCH_SOURCE")
+
+# select_kernels.py's outputs: a registration per kernel library.
+_GENERATED = [
+    library + "/" + name
+    for library in ["portable", "quantized"]
+    for name in ["RegisterCodegenUnboxedKernelsEverything.cpp", "NativeFunctions.h"]
+]
+
+def _kernel_registration_impl(ctx):
+    sources = [ctx.actions.declare_file(ctx.label.name + "/" + name) for name in _GENERATED]
+    operators = ctx.actions.declare_file(ctx.label.name + "/operators.txt")
+    templates = ctx.files._templates
+    arguments = [
+        "--functions_yaml=" + ctx.file._functions_yaml.path,
+        "--quantized_yaml=" + ctx.file._quantized_yaml.path,
+        "--prim_ops=" + ctx.file._prim_ops.path,
+        "--templates=" + templates[0].path,
+        "--out_dir=" + operators.dirname,
+    ]
+    if ctx.attr.all_operators:
+        arguments.append("--all_operators")
+    arguments += ["--program=" + program.path for program in ctx.files.programs]
+    ctx.actions.run(
+        executable = ctx.executable._select_kernels,
+        arguments = arguments,
+        inputs = ctx.files.programs + templates + [
+            ctx.file._functions_yaml,
+            ctx.file._quantized_yaml,
+            ctx.file._prim_ops,
+        ],
+        outputs = sources + [operators],
+        mnemonic = "PteKernels",
+        progress_message = "Selecting the ExecuTorch kernels of %s" % ctx.label,
+    )
+    return [
+        DefaultInfo(files = depset(sources)),
+        OutputGroupInfo(operators = depset([operators])),
+    ]
+
+_kernel_registration = rule(
+    implementation = _kernel_registration_impl,
+    attrs = {
+        "programs": attr.label_list(allow_files = [".pte"]),
+        "all_operators": attr.bool(),
+        "_select_kernels": attr.label(
+            default = "//third_party/executorch:select_kernels",
+            executable = True,
+            cfg = "exec",
+        ),
+        "_templates": attr.label(default = "@executorch_source//:codegen_templates"),
+        "_functions_yaml": attr.label(
+            default = "@executorch_source//:portable_functions_yaml",
+            allow_single_file = True,
+        ),
+        "_quantized_yaml": attr.label(
+            default = "@executorch_source//:quantized_functions_yaml",
+            allow_single_file = True,
+        ),
+        "_prim_ops": attr.label(
+            default = "@executorch_source//:prim_ops_registration_source",
+            allow_single_file = True,
+        ),
+    },
+)
+
+def pte_kernels(name, programs = [], all_operators = False, **kwargs):
+    """A cc_library registering the kernels of `programs` (or of every operator).
+
+    Args:
+      name: the cc_library; `<name>_registration` is the generated code and
+        `<name>_operators` the list of registered operators.
+      programs: .pte files (pte_export targets) whose operators to register.
+      all_operators: register every portable and quantized kernel instead.
+      **kwargs: passed to the cc_library (visibility, testonly, ...).
+    """
+    if bool(programs) == all_operators:
+        fail("pte_kernels(name = %r): give programs or all_operators = True" % name)
+    _kernel_registration(
+        name = name + "_registration",
+        programs = programs,
+        all_operators = all_operators,
+        testonly = kwargs.get("testonly", False),
+        target_compatible_with = [] if EXECUTORCH_SOURCE else [MISSING_EXECUTORCH_SOURCE],
+    )
+    native.filegroup(
+        name = name + "_operators",
+        srcs = [":" + name + "_registration"],
+        output_group = "operators",
+        testonly = kwargs.get("testonly", False),
+    )
+    native.cc_library(
+        name = name,
+        srcs = [":" + name + "_registration"],
+        copts = ["-w"] + select({
+            "//toolchains:is_cortex_m55": ["-Os"],
+            "//conditions:default": ["-O2"],
+        }),
+        linkstatic = True,
+        # The registration runs from a static initializer that nothing references.
+        alwayslink = True,
+        deps = [
+            "@executorch_source//:portable_ops",
+            "@executorch_source//:quantized_ops",
+            "@executorch_source//:runtime",
+        ],
+        **kwargs
+    )
