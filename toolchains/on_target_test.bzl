@@ -4,7 +4,10 @@ The program is built through a configuration transition to the target's platform
 one host `bazel test //...` compiles it with the cross toolchain and runs it under the
 target's emulator (toolchains/run_on_target.sh). Its exit status decides the test. Data
 files (e.g. .pte models) are built in the host configuration and are not duplicated
-per target.
+per target. `runtime = "source"` builds the program on the ExecuTorch runtime from
+source instead of the wheel's (Linux targets; the Cortex-M55 always uses it).
+on_target_binary is the same without being a test: a launcher that other tests run
+(e.g. to compare two runtimes' outputs).
 
     on_target_test(
         name = "smoke_run_aarch64",
@@ -19,6 +22,8 @@ per target.
 # run_on_target.sh from the same key).
 TARGET_PLATFORMS = {
     "aarch64": "//toolchains:linux_aarch64",
+    # The host's own platform, for programs built with other settings (runtime).
+    "x86_64": "//toolchains:linux_x86_64",
     "cortex_m55": "//toolchains:cortex_m55",
     # The host itself, with clang's libFuzzer + sanitizer instrumentation.
     "x86_64_libfuzzer": "//toolchains:linux_x86_64_libfuzzer",
@@ -26,6 +31,7 @@ TARGET_PLATFORMS = {
 
 _COPT = "//command_line_option:copt"
 _LINKOPT = "//command_line_option:linkopt"
+_RUNTIME = "//third_party/executorch:linux_runtime"
 
 def _without_sanitizers(flags):
     return [flag for flag in flags if not flag.startswith("-fsanitize") and
@@ -33,17 +39,20 @@ def _without_sanitizers(flags):
 
 def _to_target_platform_impl(settings, attr):
     # --config=asan's sanitizer flags are for the host GCC build: the cross toolchains
-    # have no sanitizer runtimes, and the libfuzzer toolchain sets its own.
+    # have no sanitizer runtimes, and the libfuzzer toolchain sets its own. A program
+    # for the host's own platform (x86_64) keeps them.
+    keep = attr.target == "x86_64"
     return {
         "//command_line_option:platforms": TARGET_PLATFORMS[attr.target],
-        _COPT: _without_sanitizers(settings[_COPT]),
-        _LINKOPT: _without_sanitizers(settings[_LINKOPT]),
+        _COPT: settings[_COPT] if keep else _without_sanitizers(settings[_COPT]),
+        _LINKOPT: settings[_LINKOPT] if keep else _without_sanitizers(settings[_LINKOPT]),
+        _RUNTIME: attr.runtime or settings[_RUNTIME],
     }
 
 _to_target_platform = transition(
     implementation = _to_target_platform_impl,
-    inputs = [_COPT, _LINKOPT],
-    outputs = ["//command_line_option:platforms", _COPT, _LINKOPT],
+    inputs = [_COPT, _LINKOPT, _RUNTIME],
+    outputs = ["//command_line_option:platforms", _COPT, _LINKOPT, _RUNTIME],
 )
 
 def _shell_quote(text):
@@ -89,38 +98,52 @@ def _on_target_test_impl(ctx):
         runfiles = runfiles.merge(data[DefaultInfo].default_runfiles)
     return [DefaultInfo(executable = script, runfiles = runfiles)]
 
+_ATTRS = {
+    "binary": attr.label(
+        doc = "The cc_binary (or cc_test) to run on the target.",
+        mandatory = True,
+        executable = True,
+        cfg = _to_target_platform,
+    ),
+    "target": attr.string(
+        doc = "Where to run: " + ", ".join(TARGET_PLATFORMS.keys()) + ".",
+        mandatory = True,
+        values = TARGET_PLATFORMS.keys(),
+    ),
+    "runtime": attr.string(
+        doc = "The ExecuTorch runtime for Linux targets: \"wheel\" or \"source\" " +
+              "(default: as the build says, --config=source_runtime).",
+        values = ["", "source", "wheel"],
+    ),
+    "program_args": attr.string_list(
+        doc = "Arguments for the program, written into the test script (so the " +
+              "test also runs correctly outside `bazel test`); $(rootpath) expands.",
+    ),
+    "data": attr.label_list(
+        doc = "Files the program reads, built for the host (not per target).",
+        allow_files = True,
+    ),
+    "_runner": attr.label(
+        default = "//toolchains:run_on_target.sh",
+        executable = True,
+        cfg = "exec",
+        allow_single_file = True,
+    ),
+    "_allowlist_function_transition": attr.label(
+        default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+    ),
+}
+
 on_target_test = rule(
     implementation = _on_target_test_impl,
     test = True,
     doc = "Builds `binary` for `target` and runs it under that target's emulator.",
-    attrs = {
-        "binary": attr.label(
-            doc = "The cc_binary (or cc_test) to run on the target.",
-            mandatory = True,
-            executable = True,
-            cfg = _to_target_platform,
-        ),
-        "target": attr.string(
-            doc = "Where to run: " + ", ".join(TARGET_PLATFORMS.keys()) + ".",
-            mandatory = True,
-            values = TARGET_PLATFORMS.keys(),
-        ),
-        "program_args": attr.string_list(
-            doc = "Arguments for the program, written into the test script (so the " +
-                  "test also runs correctly outside `bazel test`); $(rootpath) expands.",
-        ),
-        "data": attr.label_list(
-            doc = "Files the program reads, built for the host (not per target).",
-            allow_files = True,
-        ),
-        "_runner": attr.label(
-            default = "//toolchains:run_on_target.sh",
-            executable = True,
-            cfg = "exec",
-            allow_single_file = True,
-        ),
-        "_allowlist_function_transition": attr.label(
-            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
-        ),
-    },
+    attrs = _ATTRS,
+)
+
+on_target_binary = rule(
+    implementation = _on_target_test_impl,
+    executable = True,
+    doc = "A launcher running `binary`, built for `target`, under that target's emulator.",
+    attrs = _ATTRS,
 )

@@ -10,6 +10,8 @@
 #               from its rpath.
 #   cortex_m55  qemu-system-arm -M mps3-an547 with semihosting: the program's argv is
 #               passed through semihosting and its exit() status becomes qemu's.
+#   x86_64      the host itself (a program built with other settings than the host
+#               build, e.g. on the ExecuTorch runtime from source).
 #   x86_64_libfuzzer
 #               the host itself (the program is instrumented, not emulated).
 #
@@ -19,7 +21,7 @@
 set -uo pipefail
 
 if [[ $# -lt 2 ]]; then
-  echo "usage: $0 <aarch64|cortex_m55|x86_64_libfuzzer> <program> [args...]" >&2
+  echo "usage: $0 <aarch64|cortex_m55|x86_64|x86_64_libfuzzer> <program> [args...]" >&2
   exit 2
 fi
 target="$1"
@@ -48,6 +50,9 @@ case "$target" in
     command=(qemu-system-arm -M mps3-an547 -m 2G -nographic -monitor none
              -semihosting-config "$semihosting" -kernel "$program")
     ;;
+  x86_64)
+    command=("$program" "$@")
+    ;;
   x86_64_libfuzzer)
     # A libFuzzer binary: new inputs go to a fresh writable corpus directory (the
     # seeds given as arguments are read-only runfiles); crash reproducers are kept
@@ -56,7 +61,7 @@ case "$target" in
     command=("$program" "-artifact_prefix=${TEST_UNDECLARED_OUTPUTS_DIR:-$work}/" "$work" "$@")
     ;;
   *)
-    echo "run_on_target: unknown target '$target' (expected aarch64, cortex_m55 or x86_64_libfuzzer)" >&2
+    echo "run_on_target: unknown target '$target' (expected aarch64, cortex_m55, x86_64 or x86_64_libfuzzer)" >&2
     exit 2
     ;;
 esac

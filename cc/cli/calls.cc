@@ -1,6 +1,8 @@
 #include "cc/cli/calls.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -36,9 +38,19 @@ class Parser {
     return call;
   }
 
+  StatusOr<Value> ParseWholeValue() {
+    auto value = ParseValue();
+    if (!value.ok()) return value.status();
+    SkipSpace();
+    if (pos_ != text_.size()) return Error("unexpected text after the value");
+    return value;
+  }
+
  private:
   Status Error(const std::string& what) const {
-    return Failure(Error::InvalidArgument, "cannot parse call '%s' at column %zu: %s", text_.c_str(), pos_ + 1,
+    // Long literals (replay records) are cut: the column says where.
+    std::string shown = text_.size() > 80 ? text_.substr(0, 77) + "..." : text_;
+    return Failure(Error::InvalidArgument, "cannot parse '%s' at column %zu: %s", shown.c_str(), pos_ + 1,
                    what.c_str());
   }
 
@@ -159,6 +171,42 @@ class Parser {
 }  // namespace
 
 StatusOr<Call> ParseCall(const std::string& text) { return Parser(text).ParseCall(); }
+
+StatusOr<Value> ParseValue(const std::string& text) { return Parser(text).ParseWholeValue(); }
+
+namespace {
+
+std::string Number(double x, const char* format) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char text[40];
+  std::snprintf(text, sizeof(text), format, x);
+  return text;
+}
+
+}  // namespace
+
+std::string ValueLiteral(const Value& value) {
+  if (const auto* tensor = std::get_if<HostTensor>(&value)) {
+    std::string shape = "[";
+    for (size_t d = 0; d < tensor->sizes.size(); ++d) shape += (d ? "," : "") + std::to_string(tensor->sizes[d]);
+    shape += "]";
+    std::string dtype = tensor->dtype == ScalarType::Float ? "" : std::string(":") + DTypeName(tensor->dtype);
+    if (tensor->numel() == 0) return "zeros" + shape + dtype;
+    const char* format = tensor->dtype == ScalarType::Float ? "%.9g" : tensor->dtype == ScalarType::Double ? "%.17g" : "%.0f";
+    std::string text = "values(";
+    for (int64_t i = 0; i < tensor->numel(); ++i) text += (i ? "," : "") + Number(tensor->Get(i), format);
+    return text + ")" + shape + dtype;
+  }
+  if (const auto* integer = std::get_if<int64_t>(&value)) return std::to_string(*integer);
+  if (const auto* real = std::get_if<double>(&value)) {
+    std::string text = Number(*real, "%.17g");
+    return text.find_first_of(".eEnN") == std::string::npos ? text + ".0" : text;
+  }
+  if (const auto* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
+  if (const auto* text = std::get_if<std::string>(&value)) return "\"" + *text + "\"";
+  return "none";
+}
 
 StatusOr<std::vector<Call>> ParseCallsFile(const std::string& contents) {
   std::vector<Call> calls;

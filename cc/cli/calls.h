@@ -32,6 +32,14 @@ struct Call {
 // Parses one call; the error points at the offending character.
 StatusOr<Call> ParseCall(const std::string& text);
 
+// Parses one value (a tensor literal or a scalar), the whole of `text`.
+StatusOr<Value> ParseValue(const std::string& text);
+
+// The literal ParseValue reads back as exactly `value`: values(...)[shape]:dtype with
+// 9 significant digits for float32 and 17 for float64, or a scalar. "none" for None;
+// strings are not values of this language and come back quoted, for printing only.
+std::string ValueLiteral(const Value& value);
+
 // Parses a calls file's contents; errors name the line.
 StatusOr<std::vector<Call>> ParseCallsFile(const std::string& contents);
 

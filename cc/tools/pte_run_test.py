@@ -97,7 +97,7 @@ def test_bad_calls(call, message):
 
 @pytest.mark.parametrize("args, message", [
     (["--list", "--bogus"], "unknown flag --bogus"),
-    (["--call=get_cache(zeros[4,8]"], "cannot parse call"),
+    (["--call=get_cache(zeros[4,8]"], "cannot parse 'get_cache(zeros[4,8]' at column"),
     ([], "nothing to do: give --list, --call or --calls"),
     (["--list", "--threads=0"], "--threads=0: expected an integer from 1 to 256"),
     (["--list", "stray"], "unexpected argument 'stray'"),

@@ -1,7 +1,8 @@
 """Command line for the exporter: flags, factory loading, output.
 
     python -m pteforge.export --model=models.stateful:make_exporter --out=stateful.pte \\
-        [--backend=xnnpack] [--report=stateful.report.json] [--model_args=key=value ...]
+        [--backend=xnnpack] [--report=stateful.report.json] [--model_args=key=value ...] \\
+        [--replay=stateful.replay.txt]
 
 The factory is a function returning a configured MultiMethodExporter; --model_args
 become its keyword arguments (as strings). Exit status: 0 on success, 1 when the export
@@ -29,6 +30,9 @@ flags.DEFINE_string("out", None, "Path of the .pte to write.")
 flags.DEFINE_enum("backend", "portable", list(BACKENDS), "Kernel backend for the program.")
 flags.DEFINE_string("report", None, "Path of the report JSON (default: <out without .pte>.report.json).")
 flags.DEFINE_multi_string("model_args", [], "key=value keyword arguments for the factory (strings).")
+flags.DEFINE_string(
+    "replay", None, "Also write the conformance replay record (calls and eager PyTorch's results) here."
+)
 
 
 class CommandError(Exception):
@@ -110,9 +114,11 @@ def main(argv: list[str]) -> int:
                 f"--model={FLAGS.model}: the factory returned {type(exporter).__name__}, "
                 "not a MultiMethodExporter"
             )
-        program = exporter.export(backend=FLAGS.backend)
+        program = exporter.export(backend=FLAGS.backend, record_replay=FLAGS.replay is not None)
         replaced = os.path.exists(FLAGS.out)
-        pte_path, report_path = program.save(FLAGS.out, FLAGS.report)
+        written = list(program.save(FLAGS.out, FLAGS.report))
+        if FLAGS.replay is not None:
+            written.append(program.save_replay(FLAGS.replay))
     except CommandError as error:
         print(f"pteforge: error: {error}", file=sys.stderr)
         return 2
@@ -121,5 +127,6 @@ def main(argv: list[str]) -> int:
         return 1
     print(program.summary())
     total = sum(program.timings.values())
-    print(f"wrote {pte_path} and {report_path} in {total:.1f} s" + (" (replacing the previous .pte)" if replaced else ""))
+    print(f"wrote {', '.join(written[:-1])} and {written[-1]} in {total:.1f} s"
+          + (" (replacing the previous .pte)" if replaced else ""))
     return 0

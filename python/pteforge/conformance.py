@@ -16,6 +16,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from pteforge.errors import ExportError
+from pteforge.replay import ReplayRecorder
 from pteforge.runtime import LoadedProgram
 from pteforge.spec import Call, Tolerance, clone_args
 from pteforge.state import StateBuffer, state_values
@@ -88,12 +89,19 @@ def check_conformance(
     state: Sequence[StateBuffer],
     calls: Sequence[Call],
     tolerance: Tolerance,
+    recorder: ReplayRecorder | None = None,
 ) -> ConformanceResult:
-    """Runs `calls` on eager and on the runtime; raises ExportError at the first mismatch."""
+    """Runs `calls` on eager and on the runtime; raises ExportError at the first mismatch.
+
+    With a recorder, also writes down every call and what eager PyTorch gave (the
+    replay record, pteforge.replay)."""
     eager = copy.deepcopy(module)
     runtime = LoadedProgram(program)
     comparer = _Comparer(tolerance)
-    _check_state(comparer, state_values(eager, state), runtime, "after loading (initial state)")
+    initial = state_values(eager, state)
+    _check_state(comparer, initial, runtime, "after loading (initial state)")
+    if recorder is not None:
+        recorder.state(initial)
     for index, call in enumerate(calls, start=1):
         label = f"call {index} ({call.method})"
         args = clone_args(call.args)
@@ -108,6 +116,9 @@ def check_conformance(
                     method=call.method,
                 )
         want_leaves = pytree.tree_leaves(want)
+        if recorder is not None:
+            recorder.call(call)
+            recorder.outputs(call.method, want_leaves)
         got = runtime.run(call.method, *clone_args(call.args))
         if len(got) != len(want_leaves):
             raise ExportError(
@@ -116,7 +127,10 @@ def check_conformance(
             )
         for position, (w, g) in enumerate(zip(want_leaves, got)):
             comparer.check(w, g, f"{label}: output {position}", call.method)
-        _check_state(comparer, state_values(eager, state), runtime, f"after {label}")
+        after = state_values(eager, state)
+        _check_state(comparer, after, runtime, f"after {label}")
+        if recorder is not None:
+            recorder.state(after)
     return ConformanceResult(
         sequence=tuple(call.method for call in calls),
         values_compared=comparer.compared,

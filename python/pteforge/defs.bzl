@@ -6,6 +6,7 @@
         deps = [":stateful"],                     # py_library holding the factory
         backend = "portable",                     # or "xnnpack"
         model_args = {"rows": "4"},               # factory keyword arguments ($(execpath) expands)
+        replay = True,                            # also stateful.replay.txt (pteforge.replay)
     )
 
 The output files are named after the target, without a trailing "_pte"; the target's
@@ -22,13 +23,14 @@ def _pte_export_impl(ctx):
     name = _program_name(ctx.label.name)
     pte = ctx.actions.declare_file(name + ".pte")
     report = ctx.actions.declare_file(name + ".report.json")
+    replay = [ctx.actions.declare_file(name + ".replay.txt")] if ctx.attr.replay else []
     sources = depset(transitive = [dep[PyInfo].transitive_sources for dep in ctx.attr.deps])
     arguments = [
         "--model=" + ctx.attr.model,
         "--out=" + pte.path,
         "--report=" + report.path,
         "--backend=" + ctx.attr.backend,
-    ] + [
+    ] + ["--replay=" + file.path for file in replay] + [
         "--model_args=%s=%s" % (key, ctx.expand_location(value, ctx.attr.data))
         for key, value in sorted(ctx.attr.model_args.items())
     ]
@@ -36,7 +38,7 @@ def _pte_export_impl(ctx):
         executable = ctx.attr._exporter[DefaultInfo].files_to_run,
         arguments = arguments,
         inputs = depset(ctx.files.data, transitive = [sources]),
-        outputs = [pte, report],
+        outputs = [pte, report] + replay,
         # Model packages are imported by their workspace path (models.stateful), from
         # the source tree or, for generated files, the output tree.
         env = {"PYTHONPATH": ".:" + ctx.bin_dir.path},
@@ -45,12 +47,13 @@ def _pte_export_impl(ctx):
     )
     return [
         # The .pte alone is the default output, so $(rootpath :x_pte) names it; the
-        # report is written by the same action, sits next to it, and is in runfiles.
+        # report (and replay record) are written by the same action, sit next to it,
+        # and are in runfiles.
         DefaultInfo(
             files = depset([pte]),
-            runfiles = ctx.runfiles(files = [pte, report]),
+            runfiles = ctx.runfiles(files = [pte, report] + replay),
         ),
-        OutputGroupInfo(report = depset([report])),
+        OutputGroupInfo(report = depset([report]), replay = depset(replay)),
     ]
 
 pte_export = rule(
@@ -66,6 +69,10 @@ pte_export = rule(
             doc = "py_library targets providing the factory's module.",
         ),
         "backend": attr.string(default = "portable", values = ["portable", "xnnpack"]),
+        "replay": attr.bool(
+            doc = "Also write <name>.replay.txt: the conformance calls and eager PyTorch's " +
+                  "results, to check the program again where it runs (cc/replay).",
+        ),
         "model_args": attr.string_dict(
             doc = "Keyword arguments for the factory; $(execpath ...) of `data` expands.",
         ),

@@ -27,6 +27,7 @@ from pteforge.conformance import check_conformance
 from pteforge.errors import ExportError
 from pteforge.program import PteProgram
 from pteforge.progress import StageTimer
+from pteforge.replay import ReplayRecorder
 from pteforge.signature import method_signature
 from pteforge.verify import check_state_placement
 from pteforge.spec import (
@@ -164,7 +165,9 @@ class MultiMethodExporter:
                     f"({', '.join(self._methods)})"
                 )
 
-    def export(self, backend: Backend = "portable", tolerance: Tolerance | None = None) -> PteProgram:
+    def export(
+        self, backend: Backend = "portable", tolerance: Tolerance | None = None, record_replay: bool = False
+    ) -> PteProgram:
         """Exports, lowers, plans, verifies and reports. See the module docstring.
 
         Args:
@@ -172,6 +175,9 @@ class MultiMethodExporter:
             XNNPACK takes; the rest runs on the portable kernels).
           tolerance: conformance tolerance (default: conformance_tolerance(), else
             the backend's).
+          record_replay: also keep the conformance calls and eager PyTorch's results
+            as a replay record (PteProgram.replay; pteforge.replay), to check the
+            program again where it runs.
 
         Raises:
           ExportError: with the method and buffer concerned, and the fix.
@@ -225,7 +231,8 @@ class MultiMethodExporter:
         with timer.stage("verification"):
             plans = plan.read_plans(emitted.executorch_program)
             placements = check_state_placement(plans, state, list(generated))
-            conformance = check_conformance(self.module, data, state, calls, tolerance)
+            recorder = ReplayRecorder(self.name, tolerance) if record_replay else None
+            conformance = check_conformance(self.module, data, state, calls, tolerance, recorder)
         delegated = {
             method: sum(1 for _, child in edge.exported_program(method).graph_module.named_children()
                         if hasattr(child, "original_module"))
@@ -245,4 +252,5 @@ class MultiMethodExporter:
             delegated=delegated,
             conformance=conformance,
         )
-        return PteProgram(data=data, report=result, timings=timer.timings)
+        replay = recorder.text() if recorder is not None else None
+        return PteProgram(data=data, report=result, timings=timer.timings, replay=replay)

@@ -20,11 +20,14 @@ class PteProgram:
       report: the report dictionary (see pteforge.report).
       timings: seconds spent per export stage (not part of the report, which stays
         deterministic).
+      replay: the conformance replay record (pteforge.replay), if the export was asked
+        to keep one.
     """
 
     data: bytes
     report: Mapping[str, Any]
     timings: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    replay: str | None = None
 
     def summary(self) -> str:
         """A short human-readable description of the program."""
@@ -55,6 +58,15 @@ class PteProgram:
             os.unlink(path)
             raise
         return path, report_path
+
+
+    def save_replay(self, path: str | os.PathLike) -> str:
+        """Writes the replay record (atomically, as save()); the export must have kept one."""
+        if self.replay is None:
+            raise ValueError("this program has no replay record: export it with record_replay=True")
+        path = os.fspath(path)
+        _write_atomically(path, self.replay.encode())
+        return path
 
 
 def _write_atomically(path: str, data: bytes) -> None:

@@ -6,7 +6,10 @@
     )
 
 gives a cc_library to link into a program built on the runtime from source (Cortex-M55,
-or x86_64/aarch64 with --config=source_runtime). At build time,
+or x86_64/aarch64 with --config=source_runtime; elsewhere it is incompatible, so a
+host `bazel build //...` does not compile the kernels for nothing). program_kernels
+picks the runtime's own: these on the runtime from source, the wheel's otherwise.
+At build time,
 select_kernels.py reads the programs' operator lists and runs ExecuTorch's codegen on
 the selection: the generated registration references exactly those kernels, and the
 linker takes only them from the archive of all portable and quantized kernels
@@ -17,6 +20,7 @@ operators.txt, the list of registered operators.
 """
 
 load("@executorch_source//:defs.bzl", "EXECUTORCH_SOURCE", "MISSING_EXECUTORCH_SOURCE")
+load(":sdk_targets.bzl", "INCOMPATIBLE", "SOURCE_RUNTIME_SETTINGS")
 
 # select_kernels.py's outputs: a registration per kernel library.
 _GENERATED = [
@@ -59,7 +63,7 @@ def _kernel_registration_impl(ctx):
 _kernel_registration = rule(
     implementation = _kernel_registration_impl,
     attrs = {
-        "programs": attr.label_list(allow_files = [".pte"]),
+        "programs": attr.label_list(allow_files = [".pte"], cfg = "host"),
         "all_operators": attr.bool(),
         "_select_kernels": attr.label(
             default = "//third_party/executorch:select_kernels",
@@ -99,7 +103,8 @@ def pte_kernels(name, programs = [], all_operators = False, **kwargs):
         programs = programs,
         all_operators = all_operators,
         testonly = kwargs.get("testonly", False),
-        target_compatible_with = [] if EXECUTORCH_SOURCE else [MISSING_EXECUTORCH_SOURCE],
+        # (Its inputs are filegroups, which cannot carry the missing tree's constraint.)
+        target_compatible_with = _on_source_runtime() + ([] if EXECUTORCH_SOURCE else [MISSING_EXECUTORCH_SOURCE]),
     )
     native.filegroup(
         name = name + "_operators",
@@ -122,5 +127,27 @@ def pte_kernels(name, programs = [], all_operators = False, **kwargs):
             "@executorch_source//:quantized_ops",
             "@executorch_source//:runtime",
         ],
+        target_compatible_with = _on_source_runtime(),
         **kwargs
     )
+
+def _on_source_runtime():
+    compatible = {setting: [] for setting in SOURCE_RUNTIME_SETTINGS}
+    compatible["//conditions:default"] = INCOMPATIBLE
+    return select(compatible)
+
+def program_kernels(name, programs, **kwargs):
+    """The kernels `programs` need, on whichever runtime the program links.
+
+    On the runtime from source: exactly theirs (pte_kernels, `<name>_selected`). On the
+    wheel's: all of its kernels and the XNNPACK delegate.
+
+    Args:
+      name: the cc_library.
+      programs: .pte files (pte_export targets).
+      **kwargs: passed to the cc_libraries (visibility, testonly, ...).
+    """
+    pte_kernels(name = name + "_selected", programs = programs, **kwargs)
+    choice = {setting: [":" + name + "_selected"] for setting in SOURCE_RUNTIME_SETTINGS}
+    choice["//conditions:default"] = ["//third_party/executorch:kernels", "//third_party/executorch:xnnpack"]
+    native.cc_library(name = name, deps = select(choice), **kwargs)

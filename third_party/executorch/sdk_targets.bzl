@@ -17,13 +17,13 @@ _WHEEL_BY_PLATFORM = {
 # Where the runtime comes from the source tree (@executorch_source). These settings are
 # specializations of the wheel ones above (same platform plus the flag), so select()
 # prefers them.
-_SOURCE_SETTINGS = [
+SOURCE_RUNTIME_SETTINGS = [
     "//third_party/executorch:linux_aarch64_source",
     "//third_party/executorch:linux_x86_64_source",
     "//toolchains:is_cortex_m55",
 ]
 
-_INCOMPATIBLE = ["//toolchains/constraints:incompatible"]
+INCOMPATIBLE = ["//toolchains/constraints:incompatible"]
 
 def sdk_library(name, source_deps = None, source_linux_deps = []):
     """A cc_library forwarding to the ExecuTorch runtime of the target platform.
@@ -37,12 +37,12 @@ def sdk_library(name, source_deps = None, source_linux_deps = []):
     """
     deps = {setting: [repo + ":" + name] for setting, repo in _WHEEL_BY_PLATFORM.items()}
     compatible = {setting: [] for setting in _WHEEL_BY_PLATFORM}
-    for setting in _SOURCE_SETTINGS:
+    for setting in SOURCE_RUNTIME_SETTINGS:
         linux = setting != "//toolchains:is_cortex_m55"
         deps[setting] = (source_deps or []) + (source_linux_deps if linux else [])
-        compatible[setting] = [] if source_deps != None else _INCOMPATIBLE
+        compatible[setting] = [] if source_deps != None else INCOMPATIBLE
     deps["//conditions:default"] = []
-    compatible["//conditions:default"] = _INCOMPATIBLE
+    compatible["//conditions:default"] = INCOMPATIBLE
     native.cc_library(
         name = name,
         deps = select(deps),
