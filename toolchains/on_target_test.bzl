@@ -37,22 +37,38 @@ def _without_sanitizers(flags):
     return [flag for flag in flags if not flag.startswith("-fsanitize") and
                                        not flag.startswith("-fno-sanitize")]
 
-def _to_target_platform_impl(settings, attr):
+def _target_settings(settings, target, runtime):
     # --config=asan's sanitizer flags are for the host GCC build: the cross toolchains
     # have no sanitizer runtimes, and the libfuzzer toolchain sets its own. A program
     # for the host's own platform (x86_64) keeps them.
-    keep = attr.target == "x86_64"
+    keep = target == "x86_64"
     return {
-        "//command_line_option:platforms": TARGET_PLATFORMS[attr.target],
+        "//command_line_option:platforms": TARGET_PLATFORMS[target],
         _COPT: settings[_COPT] if keep else _without_sanitizers(settings[_COPT]),
         _LINKOPT: settings[_LINKOPT] if keep else _without_sanitizers(settings[_LINKOPT]),
-        _RUNTIME: attr.runtime or settings[_RUNTIME],
+        _RUNTIME: runtime or settings[_RUNTIME],
     }
+
+_INPUTS = [_COPT, _LINKOPT, _RUNTIME]
+_OUTPUTS = ["//command_line_option:platforms", _COPT, _LINKOPT, _RUNTIME]
+
+def _to_target_platform_impl(settings, attr):
+    return _target_settings(settings, attr.target, attr.runtime)
 
 _to_target_platform = transition(
     implementation = _to_target_platform_impl,
-    inputs = [_COPT, _LINKOPT, _RUNTIME],
-    outputs = ["//command_line_option:platforms", _COPT, _LINKOPT, _RUNTIME],
+    inputs = _INPUTS,
+    outputs = _OUTPUTS,
+)
+
+def _to_cortex_m55_impl(settings, attr):
+    return _target_settings(settings, "cortex_m55", "")
+
+# For rules that always build for the microcontroller (cc/embedded's cortex_m_image).
+to_cortex_m55 = transition(
+    implementation = _to_cortex_m55_impl,
+    inputs = _INPUTS,
+    outputs = _OUTPUTS,
 )
 
 def _shell_quote(text):

@@ -6,7 +6,10 @@
 // handles and static constructors, reads the command line from the host through
 // semihosting, and exits with main()'s status: qemu, run with semihosting, exits
 // with that status, so a test's pass/fail reaches the host test runner.
-// A fault handler reports the fault and exits non-zero rather than spinning.
+// A fault handler reports the fault and exits non-zero rather than spinning. The stack
+// limit register makes a stack overflow such a fault instead of silent corruption.
+// A program may define SysTick_Handler (cc/embedded's clock does); other interrupts
+// are not used.
 
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 extern uint32_t __bss_start__[];
 extern uint32_t __bss_end__[];
 extern uint32_t __stack_top[];
+extern uint32_t __stack_limit[];
 
 extern void initialise_monitor_handles(void);
 extern void __libc_init_array(void);
@@ -60,6 +64,9 @@ static int read_command_line(char*** argv) {
 }
 
 void Reset_Handler(void) {
+  // Armv8-M: a push below the stack's end faults (UsageFault STKOF) instead of
+  // overwriting .bss and the heap.
+  __asm__ volatile("msr msplim, %0" : : "r"(__stack_limit));
   for (uint32_t* word = __bss_start__; word < __bss_end__; ++word) *word = 0;
   // CPACR: full access to coprocessors 10 and 11 (FPU and MVE).
   volatile uint32_t* cpacr = (volatile uint32_t*)0xE000ED88u;
@@ -72,11 +79,15 @@ void Reset_Handler(void) {
   exit(main(argc, argv));
 }
 
-static void Fault_Handler(void) {
+void Fault_Handler(void) {
   uint32_t cfsr = *(volatile uint32_t*)0xE000ED28u;
-  fprintf(stderr, "cortex_m55: CPU fault (CFSR=0x%08lx); stopping\n", (unsigned long)cfsr);
+  // UsageFault STKOF: the stack grew past __stack_limit (the linker script's STACK_SIZE).
+  const char* what = (cfsr & (1u << 20)) ? " (stack overflow)" : "";
+  fprintf(stderr, "cortex_m55: CPU fault%s (CFSR=0x%08lx); stopping\n", what, (unsigned long)cfsr);
   _exit(FAULT_EXIT_STATUS);
 }
+
+void SysTick_Handler(void) __attribute__((weak, alias("Fault_Handler")));
 
 typedef void (*Handler)(void);
 
@@ -96,5 +107,5 @@ __attribute__((section(".vectors"), used)) static const Handler vectors[16] = {
     Fault_Handler,  // DebugMonitor
     0,
     Fault_Handler,  // PendSV
-    Fault_Handler,  // SysTick
+    SysTick_Handler,
 };
