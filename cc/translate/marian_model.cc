@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "cc/translate/translator.h"
+#include <executorch/runtime/platform/clock.h>
+
+#include "cc/translate/translation_model.h"
 
 namespace pteforge {
 
@@ -12,7 +14,7 @@ HostTensor Int64Tensor(std::vector<int64_t> sizes, const std::vector<int64_t>& v
 }
 
 MarianModel::ScopeTimer::~ScopeTimer() {
-  *total_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+  *total_ += static_cast<int64_t>(executorch::runtime::ticks_to_ns(executorch::runtime::pal_current_ticks() - start_));
 }
 
 TranslateStats MarianModel::stats() const {

@@ -4,13 +4,13 @@
 #ifndef PTEFORGE_CC_TRANSLATE_MARIAN_MODEL_H_
 #define PTEFORGE_CC_TRANSLATE_MARIAN_MODEL_H_
 
-#include <chrono>
+#include <executorch/runtime/platform/platform.h>
 
 #include "cc/runtime/session.h"
 #include "cc/translate/search.h"
 
 namespace pteforge {
-struct TranslateStats;
+struct TranslateStats;  // translation_model.h
 }
 
 namespace pteforge {
@@ -30,15 +30,16 @@ class MarianModel : public Seq2SeqModel {
   void ResetStats() { encode_ns_ = decode_ns_ = steps_ = 0; }
 
  protected:
-  // Adds the lifetime of a scope to a nanosecond counter.
+  // Adds the lifetime of a scope to a nanosecond counter. ExecuTorch's platform clock:
+  // the same on Linux and on a microcontroller (cc/embedded's SysTick clock).
   class ScopeTimer {
    public:
-    explicit ScopeTimer(int64_t* total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+    explicit ScopeTimer(int64_t* total) : total_(total), start_(executorch::runtime::pal_current_ticks()) {}
     ~ScopeTimer();
 
    private:
     int64_t* total_;
-    std::chrono::steady_clock::time_point start_;
+    et_timestamp_t start_;
   };
 
   // Runs decode_step on `inputs`, which must return float32 with `count` elements.

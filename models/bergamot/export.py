@@ -54,6 +54,11 @@ def make_exporter(
     except (ValueError, package.ModelNotFound, MarianFormatError, ShortlistFormatError) as error:
         raise ExportError(str(error)) from None
     rows, sources = int(max_rows), int(max_source)
+    if rows < 4:
+        # torch.export needs the example's sizes inside each Dim's bounds, and the
+        # conformance calls decode 2 sentences x 2 beams.
+        raise ExportError(f"max_rows={rows}: the Bergamot export needs at least 4 rows (2 sentences x 2 beams "
+                          "in its conformance calls); the translator decodes fewer when it has fewer")
     targets = math.ceil(LENGTH_FACTOR * sources) + 1
     try:
         module = StatefulBergamot(model, rows, sources, targets).eval()
@@ -89,6 +94,10 @@ def make_exporter(
         # the logits after eight layers by up to 0.4 (seen: 0.33 and 0.39, pt->en, as
         # memory planning changed; logits span ~±20).
         exporter.conformance_tolerance(Tolerance(atol=0.5, rtol=0.05))
+    else:
+        # Eight layers of float32 sums in another order than eager's: the SSRU states
+        # differ by up to 2.5e-05 on the portable kernels (XNNPACK's default is 1e-4).
+        exporter.conformance_tolerance(Tolerance(atol=1e-4, rtol=1e-4))
 
     with open(files.vocabulary, "rb") as f:
         spm = f.read()

@@ -1,0 +1,159 @@
+#include "cc/translate/translation_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cc/translate/bergamot_model.h"
+#include "cc/translate/marian_model.h"
+
+namespace pteforge {
+namespace {
+
+StatusOr<Value> Constant(Session& session, const char* name) {
+  auto values = session.Execute(name, {});
+  if (!values.ok()) {
+    return Failure(Error::InvalidProgram, "the program is not a translation model: constant '%s': %s", name,
+                   values.status().message().c_str());
+  }
+  if (values->size() != 1) return Failure(Error::InvalidProgram, "constant '%s' is not one value", name);
+  return values->at(0);
+}
+
+template <typename T>
+Status Read(Session& session, const char* name, T* out) {
+  auto value = Constant(session, name);
+  if (!value.ok()) return value.status();
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (const auto* text = std::get_if<std::string>(&value.value())) {
+      *out = *text;
+      return Status();
+    }
+    if (const auto* bytes = std::get_if<HostTensor>(&value.value())) {  // binary data: a uint8 tensor
+      out->assign(bytes->bytes.begin(), bytes->bytes.end());
+      return Status();
+    }
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (const auto* real = std::get_if<double>(&value.value())) {
+      *out = *real;
+      return Status();
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (const auto* flag = std::get_if<bool>(&value.value())) {
+      *out = *flag;
+      return Status();
+    }
+  } else {
+    if (const auto* integer = std::get_if<int64_t>(&value.value())) {
+      *out = static_cast<T>(*integer);
+      return Status();
+    }
+  }
+  return Failure(Error::InvalidProgram, "constant '%s' has an unexpected type (%s)", name,
+                 DescribeValue(value.value()).c_str());
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<TranslationModel>> TranslationModel::Create(std::unique_ptr<Session> session,
+                                                                     const std::string& what) {
+  std::unique_ptr<TranslationModel> model(new TranslationModel());
+  model->session_ = std::move(session);
+  Session& s = *model->session_;
+  TranslatorInfo& info = model->info_;
+  PTEFORGE_RETURN_IF_ERROR(Read(s, "family", &info.family));
+  if (info.family != "marian" && info.family != "bergamot") {
+    return Failure(Error::NotSupported, "%s is a '%s' model; this translator handles: marian, bergamot",
+                   what.c_str(), info.family.c_str());
+  }
+  std::string vocab;
+  SearchOptions& d = info.defaults;
+  int64_t beams = 1;
+  for (Status status : {
+           Read(s, "model_name", &info.model_name), Read(s, "weights_are_random", &info.weights_are_random),
+           Read(s, "vocab", &vocab), Read(s, "decoder_start_token_id", &d.start_token),
+           Read(s, "eos_token_id", &d.eos_token), Read(s, "pad_token_id", &d.pad_token),
+           Read(s, "unk_token_id", &info.unk_token),
+           Read(s, "num_beams", &beams), Read(s, "max_length", &d.max_length),
+           Read(s, "length_penalty", &d.length_penalty), Read(s, "early_stopping", &d.early_stopping),
+           Read(s, "forced_eos", &d.forced_eos), Read(s, "max_rows", &info.max_rows),
+           Read(s, "max_source_length", &info.max_source_length),
+           Read(s, "max_target_length", &info.max_target_length)}) {
+    PTEFORGE_RETURN_IF_ERROR(status);
+  }
+  d.beams = static_cast<int>(beams);
+  info.vocab_size = static_cast<int64_t>(std::count(vocab.begin(), vocab.end(), '\n')) + 1;
+  if (info.family == "bergamot") {
+    std::string shortlist_bytes;
+    int64_t multiple = 0;
+    for (Status status : {Read(s, "shortlist", &shortlist_bytes), Read(s, "shortlist_multiple", &multiple),
+                          Read(s, "max_length_factor", &info.max_length_factor)}) {
+      PTEFORGE_RETURN_IF_ERROR(status);
+    }
+    auto shortlist = Shortlist::Parse(shortlist_bytes, info.vocab_size);
+    if (!shortlist.ok()) return shortlist.status();
+    model->model_ = std::make_unique<BergamotModel>(&s, info.vocab_size, d.pad_token, std::move(shortlist.value()),
+                                                    multiple);
+  } else {
+    model->model_ = std::make_unique<MarianModel>(&s, info.vocab_size, d.pad_token);
+  }
+  return model;
+}
+
+TranslationModel::~TranslationModel() = default;
+
+StatusOr<std::string> TranslationModel::ReadText(const char* name) {
+  std::string text;
+  Status status = Read(*session_, name, &text);
+  if (!status.ok()) return status;
+  return text;
+}
+
+TranslateStats TranslationModel::stats() const { return model_->stats(); }
+
+void TranslationModel::ResetStats() { model_->ResetStats(); }
+
+StatusOr<SearchOptions> TranslationModel::Resolve(const TranslateOptions& options) const {
+  SearchOptions search = info_.defaults;
+  if (options.beams > 0) search.beams = options.beams;
+  if (options.max_length > 0) search.max_length = options.max_length;
+  search.min_length = options.min_length;
+  if (search.beams > info_.max_rows) {
+    return Failure(Error::InvalidArgument, "%d beams do not fit: the model decodes at most %lld rows at once",
+                   search.beams, static_cast<long long>(info_.max_rows));
+  }
+  if (search.max_length > info_.max_target_length) {
+    return Failure(Error::InvalidArgument, "max_length %lld exceeds the model's limit of %lld tokens",
+                   static_cast<long long>(search.max_length), static_cast<long long>(info_.max_target_length));
+  }
+  return search;
+}
+
+StatusOr<std::vector<std::vector<int64_t>>> TranslationModel::Generate(const std::vector<std::vector<int64_t>>& sources,
+                                                                 const TranslateOptions& options) {
+  auto search = Resolve(options);
+  if (!search.ok()) return search.status();
+  if (info_.max_length_factor > 0 && options.max_length == 0) {
+    search->max_length = 0;
+    for (const auto& ids : sources) {
+      // The start token is part of max_length.
+      int64_t limit = std::min<int64_t>(info_.max_target_length,
+                                        static_cast<int64_t>(std::ceil(info_.max_length_factor * ids.size())) + 1);
+      search->max_length = std::max(search->max_length, limit);
+      if (search->beams == 1) search->sentence_max_lengths.push_back(limit);
+    }
+  }
+  if (static_cast<int64_t>(sources.size()) * search->beams > info_.max_rows) {
+    return Failure(Error::InvalidArgument, "%zu sentences x %d beams exceed the model's %lld rows", sources.size(),
+                   search->beams, static_cast<long long>(info_.max_rows));
+  }
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (sources[i].empty() || static_cast<int64_t>(sources[i].size()) > info_.max_source_length) {
+      return Failure(Error::InvalidArgument,
+                     "sentence %zu has %zu tokens; this model takes 1 to %lld (max_source_length): split it", i + 1,
+                     sources[i].size(), static_cast<long long>(info_.max_source_length));
+    }
+  }
+  return Search(*model_, sources, search.value());
+}
+
+}  // namespace pteforge
