@@ -163,3 +163,19 @@ on_target_binary = rule(
     doc = "A launcher running `binary`, built for `target`, under that target's emulator.",
     attrs = _ATTRS,
 )
+
+def _host_files_impl(ctx):
+    files = depset(transitive = [src[DefaultInfo].files for src in ctx.attr.srcs])
+    runfiles = ctx.runfiles(transitive_files = files)
+    for src in ctx.attr.srcs:
+        runfiles = runfiles.merge(src[DefaultInfo].default_runfiles)
+    return [DefaultInfo(files = files, runfiles = runfiles)]
+
+# Files built in the host configuration, the one bare-metal images embed their programs
+# from (cc/embedded/defs.bzl): a test that compares an image with a host run uses the
+# very same .pte, exported once.
+host_files = rule(
+    implementation = _host_files_impl,
+    doc = "The files (and runfiles) of `srcs`, built in the host configuration.",
+    attrs = {"srcs": attr.label_list(allow_files = True, cfg = "host")},
+)

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 
 namespace pteforge {
 namespace {
@@ -210,10 +209,13 @@ std::string ValueLiteral(const Value& value) {
 
 StatusOr<std::vector<Call>> ParseCallsFile(const std::string& contents) {
   std::vector<Call> calls;
-  std::istringstream stream(contents);
-  std::string line;
   int number = 0;
-  while (std::getline(stream, line)) {
+  // Line by line, without iostreams (this also runs on microcontrollers).
+  for (size_t start = 0; start < contents.size();) {
+    size_t end = contents.find('\n', start);
+    if (end == std::string::npos) end = contents.size();
+    std::string line = contents.substr(start, end - start);
+    start = end + 1;
     ++number;
     size_t first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos || line[first] == '#') continue;

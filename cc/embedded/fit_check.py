@@ -4,8 +4,8 @@
         [--copy_to=image.elf] [--nm=arm-none-eabi-nm] [--size=arm-none-eabi-size]
 
 Each part of the image is measured in the ELF (section sizes from `size -A`, symbol
-sizes from `nm -S`): code (the kernels, the ExecuTorch runtime, everything else),
-read-only data, the embedded program and replay record, initialized data, and in RAM
+sizes from `nm -S`): code and constants, the embedded program and replay record,
+initialized data, and in RAM
 the Session's arenas and pools and the heap (pte_embed names them), other .bss and the
 stack (the linker script's __stack_limit..__stack_top). Each part goes to a region of
 the board (BOARDS); every region must hold its parts. The table is written either way;
@@ -99,24 +99,13 @@ def measure(elf: str, nm_tool: str, size_tool: str) -> list[tuple[str, str, int]
     table = symbols(nm_tool, elf)
     named = {name: size for name, _, _, size in table if name in _NAMED}
     address = {name: addr for name, _, addr, _ in table}
-    code = {"kernels": 0, "runtime": 0}
-    for name, kind, _, size in table:
-        if kind in "tTwW":
-            if name.startswith("torch::executor::") or "::native::" in name:
-                code["kernels"] += size
-            elif name.startswith("executorch::") or name.startswith("pteforge::"):
-                code["runtime"] += size
-    text = sections.get(".text", 0)  # code and read-only data (the linker script's .text)
-    program = named.get("pteforge_program_data", 0) + named.get("pteforge_replay_data", 0)
-    code_and_rodata = text - program
-    other_code = max(code_and_rodata - code["kernels"] - code["runtime"], 0)
+    # The linker script's .text holds code and read-only data, the embedded program too.
+    blobs = sum(named.get(symbol, 0) for symbol, (region, _) in _NAMED.items() if region == "read_only")
     parts = [
-        ("code: kernels (portable, quantized)", "read_only", code["kernels"]),
-        ("code: ExecuTorch runtime + pteforge Session", "read_only", code["runtime"]),
-        ("code + constants: C/C++ libraries, startup, other", "read_only", other_code),
-        ("vector table, unwind tables, init arrays", "read_only",
+        ("code + constants (runtime, kernels, C/C++ libraries)", "read_only", sections.get(".text", 0) - blobs),
+        ("vector table, unwind tables, init arrays, GOT", "read_only",
          sum(sections.get(s, 0) for s in (".vectors", ".ARM.exidx", ".ARM.extab", ".preinit_array",
-                                          ".init_array", ".fini_array"))),
+                                          ".init_array", ".fini_array", ".got", ".got.plt"))),
     ]
     for symbol, (region, description) in _NAMED.items():
         if region == "read_only" and symbol in named:

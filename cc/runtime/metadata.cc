@@ -1,18 +1,24 @@
 #include "cc/runtime/metadata.h"
 
 #include <cstdlib>
-#include <sstream>
 
 namespace pteforge {
 namespace {
 
 constexpr std::string_view kHeader = "pteforge-metadata 1";
 
-std::vector<std::string> Split(const std::string& line) {
+// Splits as std::getline with `separator` would, without iostreams (whose locale
+// machinery is most of a microcontroller image's library code): "" gives nothing and a
+// trailing separator no empty last field.
+std::vector<std::string> Split(std::string_view text, char separator) {
   std::vector<std::string> fields;
-  std::istringstream stream(line);
-  std::string field;
-  while (std::getline(stream, field, ' ')) fields.push_back(field);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(separator, start);
+    if (end == std::string_view::npos) end = text.size();
+    fields.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
   return fields;
 }
 
@@ -27,9 +33,7 @@ bool ParseSize(const std::string& text, int64_t* size) {
 bool ParseShape(const std::string& text, std::vector<int64_t>* min_sizes, std::vector<int64_t>* max_sizes,
                 bool allow_bounds) {
   if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
-  std::istringstream stream(text.substr(1, text.size() - 2));
-  std::string part;
-  while (std::getline(stream, part, ',')) {
+  for (const std::string& part : Split(std::string_view(text).substr(1, text.size() - 2), ',')) {
     size_t dots = part.find("..");
     int64_t low, high;
     if (dots == std::string::npos) {
@@ -48,19 +52,18 @@ bool ParseShape(const std::string& text, std::vector<int64_t>* min_sizes, std::v
 }  // namespace
 
 StatusOr<Metadata> ParseMetadata(std::string_view text) {
-  std::istringstream stream{std::string(text)};
-  std::string line;
-  if (!std::getline(stream, line) || line != kHeader) {
+  std::vector<std::string> lines = Split(text, '\n');
+  std::string line = lines.empty() ? "" : lines[0];
+  if (line != kHeader) {
     return Failure(Error::NotSupported,
                    "the program's metadata is not pteforge metadata format 1 (first line '%s'); "
                    "re-export the model with this pteforge version",
                    line.c_str());
   }
   Metadata metadata;
-  int number = 1;
-  while (std::getline(stream, line)) {
-    ++number;
-    std::vector<std::string> fields = Split(line);
+  for (size_t number = 2; number <= lines.size(); ++number) {
+    line = lines[number - 1];
+    std::vector<std::string> fields = Split(line, ' ');
     const std::string kind = fields.empty() ? "" : fields[0];
     bool ok = true;
     if (fields.size() == 2 && kind == "method") {
@@ -91,7 +94,7 @@ StatusOr<Metadata> ParseMetadata(std::string_view text) {
       ok = false;
     }
     if (!ok) {
-      return Failure(Error::InvalidProgram, "pteforge metadata line %d is malformed: '%s'", number,
+      return Failure(Error::InvalidProgram, "pteforge metadata line %zu is malformed: '%s'", number,
                      line.c_str());
     }
   }

@@ -1,21 +1,23 @@
-"""bergamot_pte: a Bergamot tiny model exported to a .pte, XNNPACK.
+"""bergamot_pte: a Bergamot tiny model exported to a .pte.
 
 One definition for //models:bergamot_{enpt,pten}_pte and the benchmark's int8 variants,
-so that every variant has the same limits (8 rows, 128 source tokens) and compares
-like with like.
+so that every variant has the same limits (8 rows, 128 source tokens, XNNPACK) and
+compares like with like; the microcontroller variant (portable kernels, smaller limits)
+says what it changes.
 """
 
 load("//python/pteforge:defs.bzl", "pte_export")
 
-def bergamot_pte(name, direction, quantization = "none", tags = []):
+def bergamot_pte(name, direction, quantization = "none", backend = "xnnpack", max_rows = 8, max_source = 128,
+                 tags = []):
     pte_export(
         name = name,
-        backend = "xnnpack",
+        backend = backend,
         model = "models.bergamot.export:make_exporter",
         model_args = {
             "direction": direction,
-            "max_rows": "8",
-            "max_source": "128",
+            "max_rows": str(max_rows),
+            "max_source": str(max_source),
             "quantization": quantization,
         },
         tags = tags,

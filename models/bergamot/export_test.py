@@ -16,6 +16,8 @@ def test_bad_arguments():
         export.make_exporter(direction="xx")
     with pytest.raises(ExportError, match="quantization='int4': expected one of none, int8"):
         export.make_exporter(quantization="int4")
+    with pytest.raises(ExportError, match="max_rows=2: the Bergamot export needs at least 4 rows"):
+        export.make_exporter(max_rows="2")
 
 
 def test_a_model_of_another_architecture(monkeypatch):
@@ -31,7 +33,7 @@ def test_a_model_of_another_architecture(monkeypatch):
 
 
 def test_a_valid_configuration_declares_the_translation_constants():
-    exporter = export.make_exporter(direction="pten", max_rows="2", max_source="16")
+    exporter = export.make_exporter(direction="pten", max_rows="4", max_source="16")
     assert exporter.module.max_target == 41  # ceil(2.5 x 16) + 1 positions
     constants = exporter._constants
     assert set(TRANSLATION_CONSTANTS + FAMILY_CONSTANTS["bergamot"]) <= set(constants)

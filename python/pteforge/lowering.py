@@ -3,6 +3,7 @@
 Two steps, timed separately by the exporter:
   to_edge_and_lower  edge dialect + backend delegation (XNNPACK guarded so it never
                      takes state as constant data), then a check that no delegate did;
+                     on the portable kernels, constant subgraphs folded (fold.py);
   plan_and_emit      state updates made in place (inplace_state.py), memory planning
                      with shared mutable buffers (one place per state buffer name,
                      memory id 2, in every method) and serialization.
@@ -22,6 +23,7 @@ from executorch.exir.passes import MemoryPlanningPass
 from torch.export import ExportedProgram
 
 from pteforge.errors import ExportError
+from pteforge.fold import fold_constants
 from pteforge.inplace_state import update_state_in_place
 from pteforge.spec import Backend
 
@@ -54,6 +56,10 @@ def to_edge_and_lower(
         constant_methods=dict(constants) or None,
     )
     check_no_delegate_owns_state(edge, programs.keys(), state)
+    if backend == "portable":
+        # XNNPACK packs its weights itself; the portable kernels would transpose every
+        # linear layer's weight on every call.
+        fold_constants(edge, programs.keys(), state)
     return edge
 
 

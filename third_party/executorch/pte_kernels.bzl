@@ -115,10 +115,10 @@ def pte_kernels(name, programs = [], all_operators = False, **kwargs):
     native.cc_library(
         name = name,
         srcs = [":" + name + "_registration"],
-        copts = ["-w"] + select({
-            "//toolchains:is_cortex_m55": ["-Os"],
-            "//conditions:default": ["-O2"],
-        }),
+        copts = [
+            "-w",
+            "-O2",
+        ],
         linkstatic = True,
         # The registration runs from a static initializer that nothing references.
         alwayslink = True,
