@@ -179,3 +179,20 @@ host_files = rule(
     doc = "The files (and runfiles) of `srcs`, built in the host configuration.",
     attrs = {"srcs": attr.label_list(allow_files = True, cfg = "host")},
 )
+
+def _cortex_m55_files_impl(ctx):
+    files = depset(transitive = [src[DefaultInfo].files for src in ctx.attr.srcs])
+    return [DefaultInfo(files = files, runfiles = ctx.runfiles(transitive_files = files))]
+
+# Files built for the Cortex-M55 (e.g. an image's generated kernel registration), as
+# data of a host test.
+cortex_m55_files = rule(
+    implementation = _cortex_m55_files_impl,
+    doc = "The files of `srcs`, built for the Cortex-M55.",
+    attrs = {
+        "srcs": attr.label_list(allow_files = True, cfg = to_cortex_m55),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    },
+)

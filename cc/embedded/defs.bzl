@@ -153,11 +153,15 @@ def _cortex_m_image_impl(ctx):
         mnemonic = "FitCheck",
         progress_message = "Checking that %s fits the %s board" % (ctx.label, ctx.attr.board),
     )
-    return [DefaultInfo(
-        executable = image,
-        files = depset([image, fit]),
-        runfiles = ctx.attr.binary[0][DefaultInfo].default_runfiles,
-    )]
+    return [
+        DefaultInfo(
+            executable = image,
+            files = depset([image]),
+            runfiles = ctx.attr.binary[0][DefaultInfo].default_runfiles,
+        ),
+        # The fit table (written by the same action as the image).
+        OutputGroupInfo(fit = depset([fit])),
+    ]
 
 cortex_m_image = rule(
     implementation = _cortex_m_image_impl,
@@ -178,7 +182,8 @@ cortex_m_image = rule(
 )
 
 def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], replay = False, heap_kb = 1024,
-                     temp_kb = 16, stack_kb = 64, testonly = False, tags = []):
+                     temp_kb = 16, stack_kb = 64, method_kb = 0, report = None, kernels_for = None,
+                     all_kernels = False, testonly = False, tags = []):
     """A Cortex-M55 image running `main` on the embedded `program` with its kernels.
 
     Declares <name>_embedded (pte_embed), <name>_kernels (pte_kernels of the program),
@@ -191,27 +196,43 @@ def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], repla
       board: the board profile the image must fit (fit_check.py).
       deps: more libraries for the binary.
       replay: embed the program's replay record.
-      heap_kb: the heap; temp_kb: kernels' scratch (pte_embed).
+      heap_kb: the heap; temp_kb: kernels' scratch; method_kb: the method pool, 0 to
+        estimate it from the program (pte_embed).
       stack_kb: the stack reserved below the top of RAM (the linker script's
         __stack_size__; a deeper stack faults, MSPLIM).
+      report: the report sizing the memory (default: the program's; pte_embed).
+      kernels_for: the programs whose kernels to link (default: [program]; tests of a
+        damaged program link the intact one's).
+      all_kernels: link every portable and quantized kernel instead (to measure what
+        selecting them saves).
       testonly: as usual.
       tags: for every target (e.g. manual).
     """
     pte_embed(
         name = name + "_embedded",
         program = program,
+        report = report,
         replay = replay,
         heap_kb = heap_kb,
         temp_kb = temp_kb,
+        method_kb = method_kb,
         testonly = testonly,
         tags = tags,
     )
-    pte_kernels(
-        name = name + "_kernels",
-        programs = [program],
-        testonly = testonly,
-        tags = tags,
-    )
+    if all_kernels:
+        native.alias(
+            name = name + "_kernels",
+            actual = "//third_party/executorch:all_portable_kernels",
+            testonly = testonly,
+            tags = tags,
+        )
+    else:
+        pte_kernels(
+            name = name + "_kernels",
+            programs = kernels_for or [program],
+            testonly = testonly,
+            tags = tags,
+        )
     native.cc_binary(
         name = name + "_binary",
         linkopts = ["-Wl,--defsym=__stack_size__=%d" % (stack_kb * 1024)],

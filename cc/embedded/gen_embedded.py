@@ -45,7 +45,12 @@ def estimate_method_bytes(program_path: str) -> int:
     from executorch.exir._serialize._program import deserialize_pte_binary
 
     with open(program_path, "rb") as f:
-        program = deserialize_pte_binary(f.read())
+        data = f.read()
+    try:
+        program = deserialize_pte_binary(data)
+    except Exception as error:  # any parse failure: not a program this tool can read
+        raise SystemExit(f"gen_embedded: error: cannot read {program_path} as an ExecuTorch program to size its "
+                         f"method pool ({type(error).__name__}: {error}); give pte_embed(method_kb = ...)")
     program = getattr(program, "program", program)
     total = 0
     for plan in program.execution_plan:

@@ -30,10 +30,6 @@ int Main(int argc, char** argv) {
     print = true;
   }
   const EmbeddedProgram& embedded = ImageProgram();
-  if (embedded.replay == nullptr) {
-    std::fprintf(stderr, "replay: error: the image embeds no replay record (pte_embed(replay = True))\n");
-    return 2;
-  }
   StaticMemory memory(embedded.buffers);
   SessionOptions options;
   options.memory = &memory;
@@ -45,6 +41,10 @@ int Main(int argc, char** argv) {
     return 1;
   }
   et_timestamp_t loaded = pal_current_ticks();
+  if (embedded.replay == nullptr) {
+    std::fprintf(stderr, "replay: error: the image embeds no replay record (pte_embed(replay = True))\n");
+    return 2;
+  }
   const MemoryUsage& used = session.value()->memory();
   std::printf("loaded '%s' (%zu bytes) in %.1f ms: state arena %zu B, work arena %zu B, method pool %zu of %zu B\n",
               embedded.name, embedded.size, Milliseconds(loaded - start), used.state_arena_bytes,

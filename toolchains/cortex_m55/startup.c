@@ -11,6 +11,8 @@
 // A program may define SysTick_Handler (cc/embedded's clock does); other interrupts
 // are not used.
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +90,15 @@ void Fault_Handler(void) {
 }
 
 void SysTick_Handler(void) __attribute__((weak, alias("Fault_Handler")));
+
+// The board has no entropy source. newlib's arc4random and libstdc++'s random_device
+// (linked by random-number kernels) ask for one; they get an error, not a link failure.
+int getentropy(void* buffer, size_t length) {
+  (void)buffer;
+  (void)length;
+  errno = ENOSYS;
+  return -1;
+}
 
 typedef void (*Handler)(void);
 
