@@ -5,17 +5,19 @@
 // static buffers sized at build time from the program's report. An image links exactly
 // one pte_embed library.
 //
-//   const EmbeddedProgram& embedded = ImageProgram();
-//   StaticMemory memory(embedded.buffers);
-//   SessionOptions options;
-//   options.memory = &memory;
-//   auto session = Session::OpenBuffer(embedded.data, embedded.size, options);
+//   auto image = OpenImageProgram();   // a Session over ImageProgram()'s static memory
+//   image->session->Execute("forward", {...});
 #ifndef PTEFORGE_CC_EMBEDDED_EMBEDDED_PROGRAM_H_
 #define PTEFORGE_CC_EMBEDDED_EMBEDDED_PROGRAM_H_
 
 #include <cstddef>
 #include <cstdint>
 
+#include <memory>
+
+#include <executorch/runtime/platform/platform.h>
+
+#include "cc/runtime/session.h"
 #include "cc/runtime/session_memory.h"
 
 namespace pteforge {
@@ -27,10 +29,27 @@ struct EmbeddedProgram {
   const char* replay;   // the replay record (pteforge.replay), or null
   size_t replay_size;
   StaticBuffers buffers;  // zeroed static memory for a StaticMemory
+  size_t heap_bytes;      // the image's heap (bare metal; pte_embed's heap_kb)
 };
 
 // The image's program (defined by the generated pte_embed sources).
 const EmbeddedProgram& ImageProgram();
+
+// A Session on the image's program over its static memory, and how long loading took.
+struct ImageSession {
+  std::unique_ptr<StaticMemory> memory;  // must outlive the session
+  std::unique_ptr<Session> session;
+  double load_ms = 0;
+};
+StatusOr<ImageSession> OpenImageProgram();
+
+// The most the image's heap has held so far, in bytes (cc/embedded/heap.c: bare metal
+// only), or 0 where malloc is the C library's own.
+size_t HeapPeakBytes();
+
+// Milliseconds on ExecuTorch's platform clock (the board's SysTick) since `start`
+// (executorch::runtime::pal_current_ticks()).
+double MillisecondsSince(et_timestamp_t start);
 
 }  // namespace pteforge
 

@@ -23,16 +23,26 @@ constexpr uint32_t kCoreHz = 32000000u;
 
 volatile uint64_t wraps = 0;  // SysTick periods elapsed (counted by its interrupt)
 
+// SCB->ICSR: bit 26 says a SysTick exception is pending (a wrap not yet counted).
+volatile uint32_t* const kIcsr = reinterpret_cast<volatile uint32_t*>(0xE000ED04u);
+constexpr uint32_t kSysTickPending = 1u << 26;
+
 }  // namespace
 
 // Called on every SysTick wrap (toolchains/cortex_m55/startup.c's vector table).
 extern "C" void SysTick_Handler(void) { wraps = wraps + 1; }
 
 void et_pal_init(void) {
+  // The runtime calls this from every runtime_init(); restarting would move time back.
+  if (kSysTick->control & 0x1u) return;
   kSysTick->reload = kReload;
   kSysTick->current = 0;
   // Enable, interrupt on wrap, count the processor clock.
   kSysTick->control = 0x7u;
+  // The counter starts at 0 and reloads at the next tick without counting a wrap:
+  // read before that, time would seem to go back by a whole period.
+  for (int spin = 0; spin < 1000000 && kSysTick->current == 0; ++spin) {
+  }
 }
 
 ET_NORETURN void et_pal_abort(void) {
@@ -42,15 +52,19 @@ ET_NORETURN void et_pal_abort(void) {
 }
 
 et_timestamp_t et_pal_current_ticks(void) {
-  // Read the wrap count around the counter, so a wrap in between is not lost.
+  // Read the wrap count around the counter, so a wrap in between is not lost; a wrap
+  // whose interrupt is still pending (the counter just reloaded) counts too.
   uint64_t before, after;
   uint32_t counter;
+  bool pending;
   do {
     before = wraps;
     counter = kSysTick->current;
+    pending = (*kIcsr & kSysTickPending) != 0;
     after = wraps;
   } while (before != after);
-  return before * (uint64_t{kReload} + 1) + (kReload - counter);
+  uint64_t periods = before + (pending && counter > kReload / 2 ? 1 : 0);
+  return periods * (uint64_t{kReload} + 1) + (kReload - counter);
 }
 
 et_tick_ratio_t et_pal_ticks_to_ns_multiplier(void) {

@@ -145,7 +145,10 @@ def check(image: str, board_name: str, parts: list[tuple[str, str, int]]) -> tup
         region = region_of[kind]
         used[region] += size
         lines.append(f"  {description:52} {size:>12,}  {region}")
+    by_kind = {kind: sum(size for _, k, size in parts if k == kind) for kind in ("read_only", "writable")}
     lines.append("")
+    lines.append(f"  read-only (flash: code, constants, the program): {_human(by_kind['read_only'])}; "
+                 f"writable (RAM: data, arenas, pools, heap, stack): {_human(by_kind['writable'])}")
     fits = True
     for region, capacity in board.regions.items():
         ok = used[region] <= capacity

@@ -134,6 +134,7 @@ const EmbeddedProgram& ImageProgram() {{
           executorch::runtime::Span<uint8_t>(pteforge_method_pool, size_t{{{method_bytes}}}),
           executorch::runtime::Span<uint8_t>(pteforge_temp_pool, size_t{{{temp_bytes}}}),
       }},
+      pteforge_heap_bytes,
   }};
   return program;
 }}

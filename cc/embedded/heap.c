@@ -13,6 +13,10 @@ extern uint8_t pteforge_heap[];
 extern const size_t pteforge_heap_bytes;
 
 static size_t heap_used = 0;
+static size_t heap_peak = 0;
+
+// The most the heap has held (embedded_program.h).
+size_t pteforge_heap_peak(void) { return heap_peak; }
 
 void* _sbrk(ptrdiff_t increment) {
   if (increment < 0) {  // malloc giving memory back from the top
@@ -38,5 +42,6 @@ void* _sbrk(ptrdiff_t increment) {
   }
   void* block = pteforge_heap + heap_used;
   heap_used += (size_t)increment;
+  if (heap_used > heap_peak) heap_peak = heap_used;
   return block;
 }

@@ -6,19 +6,12 @@
 #include <cstring>
 #include <string>
 
-#include <executorch/runtime/platform/clock.h>
-#include <executorch/runtime/platform/platform.h>
-
 #include "cc/embedded/embedded_program.h"
 #include "cc/replay/replay.h"
 #include "cc/runtime/session.h"
 
 namespace pteforge {
 namespace {
-
-using executorch::runtime::pal_current_ticks;
-
-double Milliseconds(et_timestamp_t ticks) { return static_cast<double>(executorch::runtime::ticks_to_ns(ticks)) / 1e6; }
 
 int Main(int argc, char** argv) {
   bool print = false;
@@ -29,32 +22,29 @@ int Main(int argc, char** argv) {
     }
     print = true;
   }
-  const EmbeddedProgram& embedded = ImageProgram();
-  StaticMemory memory(embedded.buffers);
-  SessionOptions options;
-  options.memory = &memory;
-  et_timestamp_t start = pal_current_ticks();
-  auto session = Session::OpenBuffer(embedded.data, embedded.size, options);
-  if (!session.ok()) {
-    std::fprintf(stderr, "replay: error: the embedded program '%s': %s\n", embedded.name,
-                 session.status().message().c_str());
+  auto image = OpenImageProgram();
+  if (!image.ok()) {
+    std::fprintf(stderr, "replay: error: %s\n", image.status().message().c_str());
     return 1;
   }
-  et_timestamp_t loaded = pal_current_ticks();
+  const EmbeddedProgram& embedded = ImageProgram();
   if (embedded.replay == nullptr) {
     std::fprintf(stderr, "replay: error: the image embeds no replay record (pte_embed(replay = True))\n");
     return 2;
   }
-  const MemoryUsage& used = session.value()->memory();
+  Session& session = *image->session;
+  const MemoryUsage& used = session.memory();
   std::printf("loaded '%s' (%zu bytes) in %.1f ms: state arena %zu B, work arena %zu B, method pool %zu of %zu B\n",
-              embedded.name, embedded.size, Milliseconds(loaded - start), used.state_arena_bytes,
-              used.work_arena_bytes, used.method_bytes, embedded.buffers.methods.size());
-  Status replayed = ReplayAndPrint(*session.value(), std::string(embedded.replay, embedded.replay_size), print);
+              embedded.name, embedded.size, image->load_ms, used.state_arena_bytes, used.work_arena_bytes,
+              used.method_bytes, embedded.buffers.methods.size());
+  et_timestamp_t start = executorch::runtime::pal_current_ticks();
+  Status replayed = ReplayAndPrint(session, std::string(embedded.replay, embedded.replay_size), print);
   if (!replayed.ok()) {
     std::fprintf(stderr, "replay: error: %s\n", replayed.message().c_str());
     return 1;
   }
-  std::printf("replay took %.1f ms (emulated clock)\n", Milliseconds(pal_current_ticks() - loaded));
+  std::printf("replay took %.1f ms (emulated clock); heap peak %zu of %zu B\n", MillisecondsSince(start),
+              HeapPeakBytes(), embedded.heap_bytes);
   return 0;
 }
 

@@ -13,17 +13,12 @@
 #include <string>
 #include <vector>
 
-#include <executorch/runtime/platform/clock.h>
-#include <executorch/runtime/platform/platform.h>
-
 #include "cc/embedded/embedded_program.h"
 #include "cc/runtime/session.h"
 #include "cc/translate/translation_model.h"
 
 namespace pteforge {
 namespace {
-
-double Milliseconds(et_timestamp_t ticks) { return static_cast<double>(executorch::runtime::ticks_to_ns(ticks)) / 1e6; }
 
 // Sentences of ids, one per line of `path`.
 StatusOr<std::vector<std::vector<int64_t>>> ReadIds(const char* path) {
@@ -89,26 +84,22 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "translate: error: %s\n", sentences.status().message().c_str());
     return 2;
   }
-  const EmbeddedProgram& embedded = ImageProgram();
-  StaticMemory memory(embedded.buffers);
-  SessionOptions options;
-  options.memory = &memory;
-  et_timestamp_t start = executorch::runtime::pal_current_ticks();
-  auto session = Session::OpenBuffer(embedded.data, embedded.size, options);
-  if (!session.ok()) {
-    std::fprintf(stderr, "translate: error: the embedded program '%s': %s\n", embedded.name,
-                 session.status().message().c_str());
+  auto image = OpenImageProgram();
+  if (!image.ok()) {
+    std::fprintf(stderr, "translate: error: %s\n", image.status().message().c_str());
     return 1;
   }
-  auto model = TranslationModel::Create(std::move(session.value()), embedded.name);
+  const EmbeddedProgram& embedded = ImageProgram();
+  et_timestamp_t start = executorch::runtime::pal_current_ticks();
+  auto model = TranslationModel::Create(std::move(image->session), embedded.name);
   if (!model.ok()) {
     std::fprintf(stderr, "translate: error: %s\n", model.status().message().c_str());
     return 1;
   }
   const TranslatorInfo& info = model.value()->info();
   std::printf("loaded %s (%zu bytes) in %.0f ms; method pool %zu of %zu B\n", info.model_name.c_str(), embedded.size,
-              Milliseconds(executorch::runtime::pal_current_ticks() - start),
-              model.value()->session().memory().method_bytes, embedded.buffers.methods.size());
+              image->load_ms + MillisecondsSince(start), model.value()->session().memory().method_bytes,
+              embedded.buffers.methods.size());
   double total_ms = 0;
   for (size_t i = 0; i < sentences->size(); ++i) {
     et_timestamp_t sentence_start = executorch::runtime::pal_current_ticks();
@@ -118,7 +109,7 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "translate: error: sentence %zu: %s\n", i + 1, generated.status().message().c_str());
       return 1;
     }
-    double ms = Milliseconds(executorch::runtime::pal_current_ticks() - sentence_start);
+    double ms = MillisecondsSince(sentence_start);
     total_ms += ms;
     std::string ids;
     for (int64_t id : generated->at(0)) ids += (ids.empty() ? "" : " ") + std::to_string(id);
@@ -129,8 +120,9 @@ int Main(int argc, char** argv) {
                 i + 1, sentences->at(i).size(), generated->at(0).size(), ms, stats.encode_ms,
                 static_cast<long long>(stats.steps), stats.decode_ms);
   }
-  std::printf("translated %zu sentences in %.0f ms, %.0f ms per sentence (emulated clock)\n", sentences->size(),
-              total_ms, sentences->empty() ? 0.0 : total_ms / sentences->size());
+  std::printf("translated %zu sentences in %.0f ms, %.0f ms per sentence (emulated clock); heap peak %zu of %zu B\n",
+              sentences->size(), total_ms, sentences->empty() ? 0.0 : total_ms / sentences->size(), HeapPeakBytes(),
+              embedded.heap_bytes);
   return 0;
 }
 

@@ -117,6 +117,7 @@ def pte_kernels(name, programs = [], all_operators = False, **kwargs):
         srcs = [":" + name + "_registration"],
         copts = [
             "-w",
+            "-Wno-psabi",
             "-O2",
         ],
         linkstatic = True,

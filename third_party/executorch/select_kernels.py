@@ -34,7 +34,7 @@ import yaml
 
 from pteforge.quiet import quiet_dependencies
 
-# Per kernel library: its functions yaml flag for the codegen, and the files kept.
+# The kernel libraries, each generated on its own, and the files kept of each.
 _LIBRARIES = ("portable", "quantized")
 _OUTPUTS = ("RegisterCodegenUnboxedKernelsEverything.cpp", "NativeFunctions.h")
 

@@ -1,0 +1,64 @@
+"""select_kernels.py refuses what the runtime from source cannot run, with a message
+naming the program and what to do: a program with an XNNPACK delegate, and a file that
+is not a program. A portable program gets its operators registered."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from runfiles import runfiles
+
+from pteforge import MultiMethodExporter, testing
+
+_RUNFILES = runfiles.Create()
+_TOOL = _RUNFILES.Rlocation("pteforge/third_party/executorch/select_kernels")
+_TREE = "pteforge/external/executorch_source/executorch/"
+
+
+def select(tmp_path, *programs):
+    tree = {name: _RUNFILES.Rlocation(_TREE + path) for name, path in [
+        ("functions_yaml", "kernels/portable/functions.yaml"),
+        ("quantized_yaml", "kernels/quantized/quantized.yaml"),
+        ("prim_ops", "kernels/prim_ops/register_prim_ops.cpp"),
+        ("templates", "codegen/templates/RegisterKernels.h"),
+    ]}
+    command = [_TOOL, f"--out_dir={tmp_path}"] + [f"--{key}={value}" for key, value in tree.items()]
+    command += [f"--program={program}" for program in programs]
+    return subprocess.run(command, capture_output=True, text=True)
+
+
+def export(tmp_path, backend):
+    exporter = MultiMethodExporter(torch.nn.Linear(4, 2).eval(), name="linear")
+    exporter.method("forward", (torch.ones(1, 4),))
+    path = tmp_path / f"linear_{backend}.pte"
+    path.write_bytes(exporter.export(backend=backend).data)
+    return path
+
+
+def test_a_portable_program_gets_its_operators(tmp_path):
+    result = select(tmp_path, export(tmp_path, "portable"))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "operators.txt").read_text().split() == ["aten::addmm.out"]
+    assert "addmm_out" in (tmp_path / "portable" / "RegisterCodegenUnboxedKernelsEverything.cpp").read_text()
+
+
+def test_an_xnnpack_program_is_refused(tmp_path):
+    program = export(tmp_path, "xnnpack")
+    result = select(tmp_path, program)
+    assert result.returncode == 1
+    assert f"{program} delegates to XnnpackBackend" in result.stderr
+    assert "backend='portable'" in result.stderr
+
+
+def test_a_file_that_is_not_a_program_is_refused(tmp_path):
+    junk = tmp_path / "junk.pte"
+    junk.write_bytes(b"not a program" * 10)
+    result = select(tmp_path, junk)
+    assert result.returncode == 1
+    assert f"{junk} is not a readable ExecuTorch program" in result.stderr
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
