@@ -118,7 +118,9 @@ def test_report_describes_methods_state_memory_and_conformance(cache_program):
     assert memory["total_planned_bytes_shared"] == max(work) + memory["state_arena_bytes"]
     assert memory["state_arena_bytes"] >= 128 + 8
     assert report["sizes"]["pte_bytes"] == len(cache_program.data)
-    assert report["sizes"]["constant_data_bytes"] >= 8 * 8 * 4  # the weight
+    # The weight, counted once (the in-memory program also still holds what
+    # serialization moved into the segments).
+    assert 8 * 8 * 4 <= report["sizes"]["constant_data_bytes"] < 2 * 8 * 8 * 4
     assert report["conformance"]["passed"] and report["conformance"]["calls"] == [
         "set", "get", "accumulate", "set", "get", "accumulate"]
     assert set(report["constants"]) == {"max_rows", "label", "blob"}

@@ -84,11 +84,16 @@ def read_plans(program: Program) -> dict[str, MethodPlan]:
 
 def constant_data_bytes(program: Program, data: bytes) -> int:
     """Bytes of constant tensor data and delegate payloads in the serialized program:
-    what is inline in the flatbuffer plus the segments after it (constants, delegate
-    blobs, XNNPACK's weights), whose total size the extended header records."""
+    the segments after the flatbuffer (constants, delegate blobs, XNNPACK's weights),
+    whose total size the extended header records, or what is inline without them."""
+    # When serialization writes segments (ExecuTorch's default), it moves the constant
+    # buffers and delegate payloads there; the in-memory program still holds them, so
+    # counting both would count them twice.
+    segments = _segment_data_size(data)
+    if segments:
+        return segments
     inline = sum(len(buffer.storage) for buffer in program.constant_buffer)
-    inline += sum(len(delegate.data) for delegate in program.backend_delegate_data)
-    return inline + _segment_data_size(data)
+    return inline + sum(len(delegate.data) for delegate in program.backend_delegate_data)
 
 
 def _segment_data_size(data: bytes) -> int:
