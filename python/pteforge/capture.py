@@ -17,6 +17,7 @@ from typing import Any, Callable
 import torch
 from torch.export.graph_signature import InputKind, OutputKind
 
+from pteforge import failures
 from pteforge.errors import ExportError
 
 
@@ -78,7 +79,10 @@ def capture(
     # torch.export returns in-place buffer updates as in-place ops; functionalizing (no
     # decompositions yet: the backend chooses those) turns them into BUFFER_MUTATION
     # outputs, which is how the state each method writes is known.
-    program = program.run_decompositions({})
+    try:
+        program = program.run_decompositions({})
+    except Exception as error:
+        raise failures.explain("functionalizing the traced method (run_decompositions)", error, method=name) from error
     signature = program.graph_signature
     reads = {
         spec.target for spec in signature.input_specs if spec.kind == InputKind.BUFFER

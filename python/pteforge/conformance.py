@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import torch
 import torch.utils._pytree as pytree
 
+from pteforge import failures
 from pteforge.errors import ExportError
 from pteforge.replay import ReplayRecorder
 from pteforge.runtime import LoadedProgram
@@ -31,12 +32,14 @@ class ConformanceResult:
       values_compared: outputs and state buffers compared in all.
       max_abs_error: the largest absolute difference seen.
       tolerance: the tolerance applied.
+      replay: the replay record of these calls, when asked for (MultiMethodExporter.check).
     """
 
     sequence: tuple[str, ...]
     values_compared: int
     max_abs_error: float
     tolerance: Tolerance
+    replay: str | None = None
 
 
 class _Comparer:
@@ -96,7 +99,10 @@ def check_conformance(
     With a recorder, also writes down every call and what eager PyTorch gave (the
     replay record, pteforge.replay)."""
     eager = copy.deepcopy(module)
-    runtime = LoadedProgram(program)
+    try:
+        runtime = LoadedProgram(program)
+    except Exception as error:
+        raise failures.explain("loading the program in ExecuTorch's runtime", error) from error
     comparer = _Comparer(tolerance)
     initial = state_values(eager, state)
     _check_state(comparer, initial, runtime, "after loading (initial state)")
@@ -105,8 +111,15 @@ def check_conformance(
     for index, call in enumerate(calls, start=1):
         label = f"call {index} ({call.method})"
         args = clone_args(call.args)
-        with torch.no_grad():
-            want = getattr(eager, call.method)(*args)
+        try:
+            with torch.no_grad():
+                want = getattr(eager, call.method)(*args)
+        except Exception as error:
+            raise ExportError(
+                f"{label}: eager PyTorch fails with these inputs ({type(error).__name__}: {error}). "
+                "Give calls (call_sequence, check) or input_ranges (method) the method accepts.",
+                method=call.method,
+            ) from error
         for position, (before, after) in enumerate(zip(call.args, args)):
             if isinstance(before, torch.Tensor) and not torch.equal(before, after):
                 raise ExportError(
@@ -119,7 +132,10 @@ def check_conformance(
         if recorder is not None:
             recorder.call(call)
             recorder.outputs(call.method, want_leaves)
-        got = runtime.run(call.method, *clone_args(call.args))
+        try:
+            got = runtime.run(call.method, *clone_args(call.args))
+        except Exception as error:
+            raise failures.explain(f"{label} on ExecuTorch's runtime", error, method=call.method) from error
         if len(got) != len(want_leaves):
             raise ExportError(
                 f"{label}: eager returns {len(want_leaves)} values, the runtime {len(got)}",
@@ -140,7 +156,10 @@ def check_conformance(
 
 
 def _check_state(comparer: _Comparer, want: dict[str, torch.Tensor], runtime: LoadedProgram, when: str) -> None:
-    got = runtime.state()
+    try:
+        got = runtime.state()
+    except Exception as error:
+        raise failures.explain(f"reading the state {when} (get_state)", error) from error
     for name, value in want.items():
         if name not in got:
             raise ExportError(f"{when}: the runtime program has no state buffer of this name", buffer=name)

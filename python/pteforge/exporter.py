@@ -16,14 +16,15 @@ PyTorch) -> report. Any failure raises ExportError and produces nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import torch
 
-from pteforge import lowering, metadata, plan, report, state as state_lib
+from pteforge import failures, lowering, metadata, plan, random_calls as random_calls_lib, report, state as state_lib
 from pteforge.capture import CapturedMethod, capture
-from pteforge.conformance import check_conformance
+from pteforge.conformance import ConformanceResult, check_conformance
 from pteforge.errors import ExportError
 from pteforge.program import PteProgram
 from pteforge.progress import StageTimer
@@ -70,6 +71,7 @@ class MultiMethodExporter:
         self._constants: dict[str, Any] = {}
         self._calls: tuple[Call, ...] | None = None
         self._tolerance: Tolerance | None = None
+        self._state: list[state_lib.StateBuffer] | None = None  # known after export()
 
     def shared_state(self, *names: str) -> "MultiMethodExporter":
         """Declares state shared by all methods: buffer names, or submodule names
@@ -82,7 +84,11 @@ class MultiMethodExporter:
         return self
 
     def method(
-        self, name: str, example_args: Sequence[Any], dynamic_shapes: Any = None
+        self,
+        name: str,
+        example_args: Sequence[Any],
+        dynamic_shapes: Any = None,
+        input_ranges: Mapping[int, tuple[float, float]] | None = None,
     ) -> "MultiMethodExporter":
         """Adds an entry point: the module's method `name`, traced with `example_args`.
 
@@ -90,6 +96,9 @@ class MultiMethodExporter:
           name: a method of the module.
           example_args: a tuple of example inputs, e.g. (torch.ones(4, 8),).
           dynamic_shapes: as for torch.export.export, e.g. ({0: Dim("batch", max=8)},).
+          input_ranges: argument index -> (low, high), inclusive, for random_calls(),
+            e.g. {0: (0, vocab_size - 1)} for token ids (default: the example's range
+            for integer inputs, a standard normal for floating ones).
         """
         self._check_new_name(name, "method")
         function = getattr(self.module, name, None)
@@ -110,7 +119,8 @@ class MultiMethodExporter:
                 f"not {type(example_args).__name__}",
                 method=name,
             )
-        self._methods[name] = MethodSpec(name, tuple(example_args), dynamic_shapes)
+        self._methods[name] = MethodSpec(
+            name, tuple(example_args), dynamic_shapes, _checked_ranges(name, input_ranges, len(example_args)))
         return self
 
     def constant(self, name: str, value: Any) -> "MultiMethodExporter":
@@ -144,6 +154,48 @@ class MultiMethodExporter:
             raise ExportError(f"conformance_tolerance needs a pteforge.Tolerance, got {type(tolerance).__name__}")
         self._tolerance = tolerance
         return self
+
+    def random_calls(self, count: int, seed: int) -> tuple[Call, ...]:
+        """`count` calls drawn at random among the registered methods, with inputs drawn
+        within their declared shapes, dynamic ranges and input_ranges (reproducible for
+        a seed; pteforge.random_calls). For call_sequence() or check()."""
+        return random_calls_lib.random_calls(
+            list(self._methods.values()), count, seed,
+            parameters=lambda name: random_calls_lib.method_parameters(self._function(name)))
+
+    def check(
+        self, program: PteProgram, calls: Sequence[Call | tuple[str, Sequence[Any]]],
+        tolerance: Tolerance | None = None, record_replay: bool = False,
+    ) -> ConformanceResult:
+        """Runs more calls through conformance against a program export() produced:
+        eager PyTorch and the runtime from the initial state, compared after every call.
+
+        Args:
+          program: what this exporter's export() returned.
+          calls: e.g. random_calls(50, seed=1).
+          tolerance: default: the one the export used.
+          record_replay: also return the replay record (ConformanceResult.replay), to
+            replay the same calls through the C++ Session (pte_replay).
+
+        Raises:
+          ExportError: at the first mismatch, naming the call and the value.
+        """
+        if self._state is None:
+            raise ExportError("check() needs the program of an export() by this exporter; call export() first")
+        calls = as_calls(calls)
+        self._check_calls(calls)
+        if tolerance is None:
+            tolerance = Tolerance(**program.report["conformance"]["tolerance"])
+        recorder = ReplayRecorder(self.name, tolerance) if record_replay else None
+        result = check_conformance(self.module, program.data, self._state, calls, tolerance, recorder)
+        return dataclasses.replace(result, replay=recorder.text()) if recorder else result
+
+    def _function(self, name: str):
+        """The unbound function behind method `name`."""
+        function = getattr(type(self.module), name, None)
+        if function is None:  # a function stored on the instance
+            function = getattr(self.module, name).__func__
+        return function
 
     def _check_new_name(self, name: str, kind: str) -> None:
         if not isinstance(name, str) or not name.isidentifier():
@@ -199,13 +251,14 @@ class MultiMethodExporter:
         captured: dict[str, CapturedMethod] = {}
         for spec in self._methods.values():
             with timer.stage(f"export {spec.name}"):
-                function = getattr(type(self.module), spec.name, None)
-                if function is None:  # a function stored on the instance
-                    function = getattr(self.module, spec.name).__func__
-                captured[spec.name] = capture(self.module, spec.name, function, spec.example_args, spec.dynamic_shapes)
+                captured[spec.name] = capture(
+                    self.module, spec.name, self._function(spec.name), spec.example_args, spec.dynamic_shapes)
 
-        shared = state_lib.expand_declarations(self.module, self._shared)
-        state = state_lib.classify(self.module, shared, list(captured.values()))
+        try:
+            shared = state_lib.expand_declarations(self.module, self._shared)
+            state = state_lib.classify(self.module, shared, list(captured.values()))
+        except Exception as error:
+            raise failures.explain("classifying the state", error) from error
         for buffer in state:
             if buffer.shared and not buffer.methods:
                 _log.warning("shared state '%s' is not used by any method", buffer.name)
@@ -224,10 +277,23 @@ class MultiMethodExporter:
         constants[metadata.METADATA_METHOD] = metadata.encode(signatures, state, list(self._constants))
         state_names = [buffer.name for buffer in state]
         with timer.stage(f"to_edge and lowering ({backend})"):
-            edge = lowering.to_edge_and_lower(programs, constants, backend, state_names)
+            try:
+                edge = lowering.to_edge_and_lower(programs, constants, backend, state_names)
+            except Exception as error:
+                raise failures.blame_method(
+                    f"lowering to ExecuTorch ({backend})", error, programs,
+                    lambda method: lowering.to_edge_and_lower({method: programs[method]}, {}, backend, state_names),
+                ) from error
         with timer.stage("memory planning and emission"):
-            emitted = lowering.plan_and_emit(edge)
-            data = emitted.buffer
+            try:
+                emitted = lowering.plan_and_emit(edge)
+                data = emitted.buffer
+            except Exception as error:
+                raise failures.blame_method(
+                    "memory planning and emission", error, programs,
+                    lambda method: lowering.plan_and_emit(
+                        lowering.to_edge_and_lower({method: programs[method]}, {}, backend, state_names)),
+                ) from error
         with timer.stage("verification"):
             plans = plan.read_plans(emitted.executorch_program)
             placements = check_state_placement(plans, state, list(generated))
@@ -253,4 +319,23 @@ class MultiMethodExporter:
             conformance=conformance,
         )
         replay = recorder.text() if recorder is not None else None
+        self._state = state
         return PteProgram(data=data, report=result, timings=timer.timings, replay=replay)
+
+
+def _checked_ranges(method: str, ranges: Any, arguments: int) -> Mapping[int, tuple[float, float]] | None:
+    if ranges is None:
+        return None
+    if not isinstance(ranges, Mapping):
+        raise ExportError(f"input_ranges must map an argument index to (low, high), got {type(ranges).__name__}",
+                          method=method)
+    checked = {}
+    for index, bounds in ranges.items():
+        if not isinstance(index, int) or not 0 <= index < arguments:
+            raise ExportError(f"input_ranges: {index!r} is not an argument index (the method takes {arguments})",
+                              method=method)
+        if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2 and bounds[0] <= bounds[1]):
+            raise ExportError(f"input_ranges[{index}] must be (low, high) with low <= high, got {bounds!r}",
+                              method=method)
+        checked[index] = (bounds[0], bounds[1])
+    return checked

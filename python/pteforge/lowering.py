@@ -4,7 +4,8 @@ Two steps, timed separately by the exporter:
   to_edge_and_lower  edge dialect + backend delegation (XNNPACK guarded so it never
                      takes state as constant data), then a check that no delegate did;
                      on the portable kernels, constant subgraphs folded (fold.py);
-  plan_and_emit      state updates made in place (inplace_state.py), memory planning
+  plan_and_emit      state written straight from another buffer copied first
+                     (state_sources.py), state updates made in place (inplace_state.py), memory planning
                      with shared mutable buffers (one place per state buffer name,
                      memory id 2, in every method) and serialization.
 """
@@ -22,9 +23,11 @@ from executorch.exir import (
 from executorch.exir.passes import MemoryPlanningPass
 from torch.export import ExportedProgram
 
+from pteforge import failures
 from pteforge.errors import ExportError
 from pteforge.fold import fold_constants
 from pteforge.inplace_state import update_state_in_place
+from pteforge.state_sources import copy_state_sources
 from pteforge.spec import Backend
 
 
@@ -92,7 +95,11 @@ def check_no_delegate_owns_state(
 def plan_and_emit(edge: EdgeProgramManager) -> ExecutorchProgramManager:
     """Plans memory (state shared across methods by name) and serializes the program."""
     for method in edge.methods:
-        update_state_in_place(edge.exported_program(method))
+        try:
+            copy_state_sources(edge.exported_program(method))
+            update_state_in_place(edge.exported_program(method))
+        except Exception as error:
+            raise failures.explain("preparing the state updates", error, method=method) from error
     return edge.to_executorch(
         ExecutorchBackendConfig(
             memory_planning_pass=MemoryPlanningPass(share_mutable_buffers=True),

@@ -6,6 +6,13 @@ ignores every later write to the state (FINDINGS.md). SharedStateGuard runs the 
 partitioner, and drops every partition that would take a state buffer as constant
 data, so that part of the graph runs on the portable kernels against the live state.
 Partitions that only read state as a runtime input are kept.
+
+It also keeps out of partitions the copies at their edges (clone and same-dtype copy
+ops whose input the partition computes and whose users are all outside it): XNNPACK
+elides a copy, so a delegate computing `acc + y` and returning both it (written back
+to the state) and its clone would have one value as two outputs, which XNNPACK's
+preprocessing refuses ("Output node ... is already in the inputs"). On the portable
+kernels such a copy is what the method asks for anyway.
 """
 
 from __future__ import annotations
@@ -20,6 +27,23 @@ from torch.export import ExportedProgram
 _log = logging.getLogger("pteforge")
 
 _TAG = "delegation_tag"
+
+# Copies XNNPACK elides (a delegate output that is a copy of another output is refused).
+_COPY_OPS = frozenset({
+    "aten::clone",
+    "dim_order_ops::_clone_dim_order",
+    "aten::_to_copy",
+    "dim_order_ops::_to_dim_order_copy",
+})
+
+
+def _is_copy(node: torch.fx.Node) -> bool:
+    schema = getattr(node.target, "_schema", None)
+    if schema is None or schema.name not in _COPY_OPS:
+        return False
+    source = node.args[0] if node.args else None
+    value, result = getattr(source, "meta", {}).get("val"), node.meta.get("val")
+    return value is not None and result is not None and value.dtype == result.dtype
 
 
 class SharedStateGuard(Partitioner):
@@ -51,6 +75,12 @@ class SharedStateGuard(Partitioner):
         for node in program.graph.nodes:
             if node.meta.get(_TAG) in doomed:
                 del node.meta[_TAG]
+        for node in program.graph.nodes:
+            tag = node.meta.get(_TAG)
+            if tag is None or not _is_copy(node) or node.args[0].meta.get(_TAG) != tag:
+                continue
+            if all(user.meta.get(_TAG) != tag for user in node.users):
+                del node.meta[_TAG]  # a copy at the partition's edge: keep it outside
         for tag, buffer in doomed.items():
             result.partition_tags.pop(tag, None)
             self.dropped.append((tag, buffer))

@@ -170,5 +170,59 @@ def test_a_delegate_owning_state_is_detected():
         check_no_delegate_owns_state(edge, ["project"], ["weight"])
 
 
+class _ResetFromBuffer(torch.nn.Module):
+    """Recurrent state reset from a stored initial value no method mutates."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.lin = torch.nn.Linear(4, 4)
+        self.register_buffer("h0", torch.arange(4.0) + 1)
+        self.register_buffer("h", torch.zeros(4))
+
+    def init(self, x):
+        self.h.copy_(self.h0)
+        return x * 2
+
+    def step(self, x):
+        self.h.copy_(torch.tanh(self.lin(x) + self.h))
+        return self.h.clone()
+
+
+@pytest.mark.parametrize("backend", ["portable", "xnnpack"])
+def test_state_reset_from_a_never_mutated_buffer(backend):
+    exporter = MultiMethodExporter(_ResetFromBuffer().eval()).shared_state("h")
+    exporter.method("init", (torch.ones(4),)).method("step", (torch.ones(4),))
+    exporter.call_sequence([("step", (torch.ones(4),)), ("init", (torch.ones(4),)), ("step", (torch.ones(4),))])
+    program = load(exporter.export(backend=backend).data)  # conformance passed
+    program.run("step", torch.ones(4))
+    program.run("init", torch.ones(4))
+    # The bug this guards against left h off by exactly h0 (h0 + h0 instead of h0).
+    assert torch.equal(program.state()["h"], torch.arange(4.0) + 1)
+
+
+class _AccumulateAndReturn(torch.nn.Module):
+    """A delegated result both written into the state and returned."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.lin = torch.nn.Linear(4, 4)
+        self.register_buffer("acc", torch.zeros(4))
+
+    def step(self, x):
+        self.acc.add_(self.lin(x))
+        return self.acc.clone()
+
+
+@pytest.mark.parametrize("backend", ["portable", "xnnpack"])
+def test_a_result_written_to_state_and_returned(backend):
+    exporter = MultiMethodExporter(_AccumulateAndReturn().eval()).shared_state("acc")
+    exporter.method("step", (torch.ones(4),))
+    result = exporter.export(backend=backend)  # conformance passed
+    if backend == "xnnpack":
+        assert result.report["methods"]["step"]["delegates"] >= 1
+
+
 if __name__ == "__main__":
     testing.main(__file__)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import torch
 
@@ -26,11 +26,15 @@ class MethodSpec:
         by default, to check the exported program against eager PyTorch.
       dynamic_shapes: as for torch.export.export: per argument, a dict from dimension
         index to a torch.export.Dim (or None for a static argument).
+      input_ranges: argument index -> (low, high), inclusive: the values random call
+        sequences draw for that input (pteforge.random_calls), e.g. the valid token ids
+        or positions.
     """
 
     name: str
     example_args: tuple[Any, ...]
     dynamic_shapes: Any = None
+    input_ranges: Mapping[int, tuple[float, float]] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
