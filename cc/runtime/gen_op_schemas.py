@@ -7,7 +7,7 @@ the Session refuses such a program instead. Generated at build time from the ins
 torch and executorch, so it always matches the runtime being linked.
 
 Each entry: "namespace::op.overload", then one string per argument (schema arguments,
-then the return value, as ExecuTorch passes them) listing the value kinds it accepts:
+then the return value or out argument, as ExecuTorch passes them) listing the value kinds it accepts:
 T tensor, N none, I int, D double, B bool, S string, l int list, f double list,
 b bool list, t tensor list, o optional-tensor list, * anything.
 
@@ -66,9 +66,14 @@ def main(argv: list[str]) -> int:
         except (AttributeError, RuntimeError):
             continue  # no torch schema (some executorch_prim ops): not checked
         kinds = [_kinds(a.type) for a in schema.arguments]
-        # ExecuTorch passes the return value as one more argument; several returns
-        # travel as one tensor list.
-        if len(schema.returns) == 1:
+        # ExecuTorch passes the return value as one more argument (exir/emit/_emitter.py,
+        # _emit_operator): for an out variant, the out argument again, whatever the
+        # schema returns (split_with_sizes_copy.out returns () but gets its `Tensor[] out`
+        # twice); several returns or outs travel as one tensor list.
+        outs = [a for a in schema.arguments if a.is_out]
+        if outs:
+            kinds.append(_kinds(outs[0].type) if len(outs) == 1 else "t")
+        elif len(schema.returns) == 1:
             kinds.append(_kinds(schema.returns[0].type))
         elif len(schema.returns) > 1:
             kinds.append("t")

@@ -9,9 +9,11 @@ match exactly).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 import types
+import warnings
 from typing import Any, Callable
 
 import torch
@@ -19,6 +21,8 @@ from torch.export.graph_signature import InputKind, OutputKind
 
 from pteforge import failures
 from pteforge.errors import ExportError
+from pteforge.graph_repairs import expand_broadcast_copies
+from pteforge.spec import clone_args
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,9 +70,11 @@ def capture(
     module.forward = types.MethodType(function, module)
     try:
         # strict=True: non-strict tracing was seen failing later in to_edge (FINDINGS.md).
-        program = torch.export.export(
-            module, example_args, dynamic_shapes=dynamic_shapes, strict=True
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            program = torch.export.export(
+                module, example_args, dynamic_shapes=dynamic_shapes, strict=True
+            )
     except Exception as error:  # torch raises many types; each becomes an ExportError.
         raise _explain(name, error) from error
     finally:
@@ -79,6 +85,7 @@ def capture(
     # torch.export returns in-place buffer updates as in-place ops; functionalizing (no
     # decompositions yet: the backend chooses those) turns them into BUFFER_MUTATION
     # outputs, which is how the state each method writes is known.
+    expand_broadcast_copies(program)
     try:
         program = program.run_decompositions({})
     except Exception as error:
@@ -93,6 +100,12 @@ def capture(
         if spec.kind == OutputKind.BUFFER_MUTATION
     }
     _check_argument_names(name, signature, reads | writes)
+    side_effects = [w for w in caught if _BUFFER_SIDE_EFFECT in str(w.message)]
+    for w in caught:
+        if w not in side_effects:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if side_effects:
+        _check_no_buffer_replaced(module, name, function, example_args, writes)
     return CapturedMethod(name, program, frozenset(reads | writes), frozenset(writes))
 
 
@@ -108,6 +121,35 @@ def _check_argument_names(method: str, signature, buffers: set[str]) -> None:
                 f"'{names[spec.arg.name]}' it uses; rename the argument (ExecuTorch confuses "
                 "the two and loses the write to the buffer)",
                 method=method,
+            )
+
+
+# torch.export's warning when a method assigns to a module's buffers (dropped in the
+# graph unless the assignment is an in-place update such as `+=`).
+_BUFFER_SIDE_EFFECT = "side effects happened in the model.forward"
+
+
+def _check_no_buffer_replaced(module: torch.nn.Module, method: str, function: Callable[..., Any],
+                              example_args: tuple[Any, ...], writes: set[str]) -> None:
+    """Refuses a method that assigns a new tensor to a buffer (`self.h = self.h * 0.5 + x`):
+    torch.export keeps only in-place writes, so the update would silently be lost. Which
+    buffer is found by one eager call on a copy of the module: `+=` keeps the buffer's
+    tensor, an assignment replaces it."""
+    trial = copy.deepcopy(module)
+    before = dict(trial.named_buffers())
+    try:
+        with torch.no_grad():
+            function(trial, *clone_args(example_args))
+    except Exception:  # noqa: BLE001 (the trial only names the buffer; export went through)
+        return
+    for buffer_name, tensor in trial.named_buffers():
+        if buffer_name in before and tensor is not before[buffer_name] and buffer_name not in writes:
+            raise ExportError(
+                f"assigns a new tensor to the buffer (`self.{buffer_name} = ...`). torch.export "
+                "keeps only in-place writes to a buffer, so this update would be lost. Write it "
+                f"in place: self.{buffer_name}.copy_(new_value).",
+                method=method,
+                buffer=buffer_name,
             )
 
 

@@ -295,8 +295,11 @@ class MultiMethodExporter:
                         lowering.to_edge_and_lower({method: programs[method]}, {}, backend, state_names)),
                 ) from error
         with timer.stage("verification"):
-            plans = plan.read_plans(emitted.executorch_program)
-            placements = check_state_placement(plans, state, list(generated))
+            try:
+                plans = plan.read_plans(emitted.executorch_program)
+                placements = check_state_placement(plans, state, list(generated))
+            except Exception as error:
+                raise failures.explain("reading the memory plan", error) from error
             recorder = ReplayRecorder(self.name, tolerance) if record_replay else None
             conformance = check_conformance(self.module, data, state, calls, tolerance, recorder)
         delegated = {

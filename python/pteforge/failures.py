@@ -43,8 +43,9 @@ def explain(stage: str, error: BaseException, method: str | None = None,
     first_line = text.splitlines()[0][:300] if text else ""
     hint = next((advice for pattern, advice in _KNOWN if pattern.search(text)), None)
     if hint is None:
-        hint = ("pteforge does not know this failure. Try backend='portable', or simplify the "
-                "method to find the operation responsible, and report it with the model.")
+        hint = ("pteforge does not know this failure. Under XNNPACK, try backend='portable'; "
+                "otherwise simplify the method to find the operation responsible, and report it "
+                "with the model.")
     return ExportError(
         f"{stage} failed ({type(error).__name__}: {first_line}). {hint}", method=method, buffer=buffer)
 

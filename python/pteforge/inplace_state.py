@@ -5,7 +5,8 @@ is copied back into the buffer: two copies of the whole buffer per update (the
 kernel's output, then the write-back) where the update itself touches a few rows. For
 a decoder's KV cache that is most of a step's time. This pass turns such an
 index_put back into ExecuTorch's in-place index_put_ when it is safe: its input is the
-state buffer itself and nothing reads the buffer after it. ExecuTorch then writes in
+state buffer itself, nothing reads the buffer after it, and it does not accumulate
+(ExecuTorch's in-place kernel refuses accumulate=True). ExecuTorch then writes in
 place and drops the write-back.
 
 It does what ExecuTorch's experimental reinplace_pass does, restricted to state
@@ -36,6 +37,8 @@ def update_state_in_place(program: ExportedProgram) -> int:
             continue
         if any(order[user] > order[node] for user in target.users):
             continue  # the old value is still read later
+        if (node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False)):
+            continue  # ExecuTorch's in-place index_put_ refuses accumulate=True
         node.target = exir_ops.edge.aten.index_put_.default
         rewritten += 1
     return rewritten
