@@ -71,6 +71,16 @@ to_cortex_m55 = transition(
     outputs = _OUTPUTS,
 )
 
+def _to_aarch64_impl(settings, attr):
+    return _target_settings(settings, "aarch64", "")
+
+# For rules that always build for aarch64 Linux (deploy's arm64 bundle).
+to_aarch64 = transition(
+    implementation = _to_aarch64_impl,
+    inputs = _INPUTS,
+    outputs = _OUTPUTS,
+)
+
 def _shell_quote(text):
     return "'" + text.replace("'", "'\\''") + "'"
 

@@ -10,11 +10,10 @@
 #include <fstream>
 #include <iterator>
 
-#include <executorch/devtools/etdump/etdump_flatcc.h>
-
 #include "cc/cli/calls.h"
 #include "cc/cli/describe.h"
 #include "cc/cli/flags.h"
+#include "cc/cli/profile.h"
 #include "cc/cli/format.h"
 #include "cc/runtime/session.h"
 #include "cc/runtime/threads.h"
@@ -44,20 +43,6 @@ StatusOr<std::vector<Call>> CollectCalls(const Flags& flags) {
     calls.push_back(std::move(call.value()));
   }
   return calls;
-}
-
-Status WriteEtdump(executorch::etdump::ETDumpGen& etdump, const std::string& path) {
-  executorch::etdump::ETDumpResult result = etdump.get_etdump_data();
-  if (result.buf == nullptr || result.size == 0) {
-    return Failure(Error::Internal, "no profiling data was recorded for --etdump=%s", path.c_str());
-  }
-  FILE* file = std::fopen(path.c_str(), "wb");
-  bool ok = file != nullptr && std::fwrite(result.buf, 1, result.size, file) == result.size;
-  if (file != nullptr) ok = std::fclose(file) == 0 && ok;
-  std::free(result.buf);
-  if (!ok) return Failure(Error::AccessFailed, "cannot write --etdump=%s", path.c_str());
-  std::printf("wrote the profile to %s\n", path.c_str());
-  return Status();
 }
 
 int Main(int argc, char** argv) {
@@ -96,9 +81,13 @@ int Main(int argc, char** argv) {
     Status threads_set = SetThreadCount(static_cast<uint32_t>(threads.value()));
     if (!threads_set.ok()) return Fail(threads_set, 1);
   }
-  executorch::etdump::ETDumpGen etdump;
+  if (flags.IsSet("etdump") && !Profile::Available()) {
+    return Fail(Failure(Error::NotSupported, "--etdump: this build's ExecuTorch runtime (from source) has no "
+                        "devtools to profile with"), 2);
+  }
+  Profile profile;
   SessionOptions options;
-  if (flags.IsSet("etdump")) options.event_tracer = &etdump;
+  if (flags.IsSet("etdump")) options.event_tracer = profile.tracer();
   auto session = Session::Open(flags.Get("model"), options);
   if (!session.ok()) return Fail(session.status(), 1);
 
@@ -118,8 +107,9 @@ int Main(int argc, char** argv) {
     }
   }
   if (flags.IsSet("etdump")) {
-    Status written = WriteEtdump(etdump, flags.Get("etdump"));
+    Status written = profile.Write(flags.Get("etdump"));
     if (!written.ok()) return Fail(written, 1);
+    std::printf("wrote the profile to %s\n", flags.Get("etdump").c_str());
   }
   return 0;
 }

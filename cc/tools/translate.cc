@@ -24,9 +24,8 @@
 #include <thread>
 #include <vector>
 
-#include <executorch/devtools/etdump/etdump_flatcc.h>
-
 #include "cc/cli/flags.h"
+#include "cc/cli/profile.h"
 #include "cc/runtime/threads.h"
 #include "cc/translate/translator.h"
 #include "tools/cpp/runfiles/runfiles.h"
@@ -123,9 +122,12 @@ int Main(int argc, char** argv) {
     if (!set.ok()) return Fail(set.message(), 1);
   }
 
-  executorch::etdump::ETDumpGen etdump;
+  if (flags.IsSet("etdump") && !Profile::Available()) {
+    return Fail("--etdump: this build's ExecuTorch runtime (from source) has no devtools to profile with", 2);
+  }
+  Profile profile;
   SessionOptions session_options;
-  if (flags.IsSet("etdump")) session_options.event_tracer = &etdump;
+  if (flags.IsSet("etdump")) session_options.event_tracer = profile.tracer();
   auto load_start = std::chrono::steady_clock::now();
   auto translator = Translator::Open(model, session_options);
   if (!translator.ok()) return Fail(translator.status().message(), 1);
@@ -203,12 +205,8 @@ int Main(int argc, char** argv) {
     }
   }
   if (flags.IsSet("etdump")) {
-    executorch::etdump::ETDumpResult dump = etdump.get_etdump_data();
-    FILE* file = std::fopen(flags.Get("etdump").c_str(), "wb");
-    bool ok = file != nullptr && dump.buf != nullptr && std::fwrite(dump.buf, 1, dump.size, file) == dump.size;
-    if (file != nullptr) ok = std::fclose(file) == 0 && ok;
-    std::free(dump.buf);
-    if (!ok) return Fail("cannot write --etdump=" + flags.Get("etdump"), 1);
+    Status written = profile.Write(flags.Get("etdump"));
+    if (!written.ok()) return Fail(written.message(), 1);
   }
   return failures == 0 ? 0 : 1;
 }

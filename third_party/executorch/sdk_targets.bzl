@@ -3,9 +3,10 @@
 Which runtime a target platform gets:
   * x86_64 and aarch64 Linux: the wheel's shared libraries by default, the runtime built
     from the source tree with --config=source_runtime;
-  * Cortex-M55: the runtime from source (the wheels hold Linux libraries only);
-  * anything else (Android): none, so the targets are incompatible and
-    `bazel build //...` skips what depends on them.
+  * Cortex-M55 and Android arm64: the runtime from source (the wheels hold glibc
+    Linux libraries only);
+  * anything else: none, so the targets are incompatible and `bazel build //...`
+    skips what depends on them.
 """
 
 # The wheels hold glibc builds: usable on Linux only (not on Android's bionic).
@@ -21,6 +22,8 @@ SOURCE_RUNTIME_SETTINGS = [
     "//third_party/executorch:linux_aarch64_source",
     "//third_party/executorch:linux_x86_64_source",
     "//toolchains:is_cortex_m55",
+    # Android: the wheels' glibc libraries do not load on bionic.
+    "//toolchains:is_android_arm64",
 ]
 
 INCOMPATIBLE = ["//toolchains/constraints:incompatible"]
@@ -48,3 +51,11 @@ def sdk_library(name, source_deps = None, source_linux_deps = []):
         deps = select(deps),
         target_compatible_with = select(compatible),
     )
+
+def runtime_select(wheel, source):
+    """A select() between what a target needs on the wheel's runtime and on the runtime
+    from source (e.g. a tool's profiling: ETDump exists in the wheel only)."""
+    choices = {setting: wheel for setting in _WHEEL_BY_PLATFORM}
+    choices.update({setting: source for setting in SOURCE_RUNTIME_SETTINGS})
+    choices["//conditions:default"] = source
+    return select(choices)

@@ -61,7 +61,9 @@ cc_toolchain_config(
     tool_paths = {{
         "ar": "{llvm}/bin/llvm-ar",
         "cpp": "{llvm}/bin/clang-cpp",
-        "gcc": "{llvm}/bin/aarch64-linux-android{api}-clang",
+        # The C++ driver: Bazel compiles and links everything with this tool, and
+        # pteforge's Android programs are C++ (clang++ links the NDK's libc++).
+        "gcc": "{llvm}/bin/aarch64-linux-android{api}-clang++",
         "gcov": "{llvm}/bin/llvm-cov",
         "llvm-cov": "{llvm}/bin/llvm-cov",
         "ld": "{llvm}/bin/ld.lld",
@@ -104,8 +106,9 @@ def _android_ndk_impl(rctx):
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
     ndk = rctx.os.environ.get(_NDK_ENV, "")
     llvm = rctx.path(ndk + "/toolchains/llvm/prebuilt/" + _HOST_TAG) if ndk else None
-    compiler = "bin/aarch64-linux-android%d-clang" % rctx.attr.api_level
-    if llvm and llvm.get_child(compiler).exists:
+    compiler = "aarch64-linux-android%d-clang" % rctx.attr.api_level
+    # One path component per get_child: Bazel 4.2.3 refuses "bin/..." in one call.
+    if llvm and llvm.get_child("bin").get_child(compiler).exists:
         rctx.file("BUILD.bazel", _NDK_BUILD.format(
             api = rctx.attr.api_level,
             llvm = llvm,
@@ -115,7 +118,7 @@ def _android_ndk_impl(rctx):
     if not ndk:
         problem = "%s is not set" % _NDK_ENV
     else:
-        problem = "%s=%s has no %s/%s" % (_NDK_ENV, ndk, "toolchains/llvm/prebuilt/" + _HOST_TAG, compiler)
+        problem = "%s=%s has no %s/bin/%s" % (_NDK_ENV, ndk, "toolchains/llvm/prebuilt/" + _HOST_TAG, compiler)
     message = (
         "The android_arm64 platform needs an Android NDK, and none is usable: %s.\\n" % problem +
         "No package registry ships the NDK: download it from developer.android.com/ndk " +

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Runs the arm64 bundle's checks somewhere and compares with the x86_64 programs here:
+# translate on a few sentences (the bundle's default model, Bergamot en->pt) and a
+# stateful pte_run call sequence must print exactly what the x86_64 builds print.
+#
+#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte>
+#       unpacks into an empty folder and runs under qemu-aarch64 with no sysroot (no -L,
+#       no QEMU_LD_PREFIX); also fails if the loader opens any library outside the bundle
+#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> [--serial=SERIAL]
+#       pushes to /data/local/tmp on a device (Debian's adb) and runs there
+#
+# Exit status: 0 when every output matches, 1 when one does not or a run fails, 2 when
+# the place to run is missing (no adb, no device).
+set -euo pipefail
+
+SENTENCES=("The weather is nice today." "I like to read books.")
+CALLS=("--call=set_cache(full(2)[3,8])" "--call=get_cache(zeros[4,8])" "--call=set_cache(full(-1)[2,8])" "--call=get_cache(full(1)[4,8])")
+ROOT=pteforge-arm64
+
+fail() { echo "check_bundle: FAIL: $*" >&2; exit 1; }
+missing() { echo "check_bundle: error: $*" >&2; exit 2; }
+
+if [[ $# -lt 5 ]]; then
+  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> [serial]" >&2
+  exit 2
+fi
+where="$1" bundle="$2" host_translate="$3" host_pte_run="$4" stateful="$5" serial="${6:-}"
+serial="${serial#--serial=}"
+work="$(mktemp -d "${TEST_TMPDIR:-/tmp}/bundle.XXXXXX")"
+
+case "$where" in
+  qemu)
+    command -v qemu-aarch64 >/dev/null || missing "qemu-aarch64 not found (Debian's qemu-user)"
+    mkdir "$work/device"
+    tar -C "$work/device" -xf "$bundle"
+    root="$work/device/$ROOT"
+    unset QEMU_LD_PREFIX
+    # The bundled loader's own record of every library it tries and initializes (-E:
+    # for the emulated program only, not for the host's shell).
+    export PTEFORGE_EMULATOR="qemu-aarch64 -E LD_DEBUG=libs -E LD_DEBUG_OUTPUT=$work/ld"
+    on_device() { local program="$1"; shift; (cd "$root" && sh "bin/$program" "$@"); }
+    ;;
+  adb)
+    command -v adb >/dev/null || missing "adb not found: install Debian's adb (apt install adb), connect the device with USB debugging on"
+    adb_cmd=(adb)
+    [[ -n "$serial" ]] && adb_cmd+=(-s "$serial")
+    state="$("${adb_cmd[@]}" get-state 2>&1)" || missing "no device${serial:+ with serial $serial}: adb says '$state' (adb devices lists what is connected)"
+    echo "check_bundle: pushing $(du -h "$bundle" | cut -f1) to /data/local/tmp" >&2
+    "${adb_cmd[@]}" push "$bundle" /data/local/tmp/$ROOT.tar >/dev/null
+    "${adb_cmd[@]}" shell "cd /data/local/tmp && rm -rf $ROOT && tar xf $ROOT.tar && rm $ROOT.tar"
+    quote() { printf "'%s' " "${@//\'/\'\\\'\'}"; }
+    on_device() {
+      local program="$1"; shift
+      "${adb_cmd[@]}" shell "cd /data/local/tmp/$ROOT && sh bin/$program $(quote "$@")"
+    }
+    ;;
+  *) missing "unknown place '$where' (qemu or adb)" ;;
+esac
+
+echo "check_bundle: translate, ${#SENTENCES[@]} sentences" >&2
+"$host_translate" "${SENTENCES[@]}" > "$work/translate.want"
+on_device translate "${SENTENCES[@]}" > "$work/translate.got" || fail "translate exited with $?"
+diff -u "$work/translate.want" "$work/translate.got" >&2 || fail "translate differs from x86_64"
+cat "$work/translate.got"
+
+echo "check_bundle: pte_run, ${#CALLS[@]} calls on the stateful program" >&2
+"$host_pte_run" --model="$stateful" "${CALLS[@]}" > "$work/pte_run.want"
+on_device pte_run --model=models/stateful.pte "${CALLS[@]}" > "$work/pte_run.got" || fail "pte_run exited with $?"
+diff -u "$work/pte_run.want" "$work/pte_run.got" >&2 || fail "pte_run differs from x86_64"
+
+if [[ "$where" == qemu ]]; then
+  # Every library the loader tried or initialized lies inside the unpacked bundle.
+  logs=("$work"/ld.*)
+  [[ -e "${logs[0]}" ]] || fail "the loader wrote no LD_DEBUG record"
+  grep -q "calling init: $root/lib/libexecutorch.so" "${logs[@]}" || fail "the record does not show libexecutorch.so from the bundle"
+  outside="$(grep -hoE "(trying file|calling init:) ?=? ?/[^ ]*" "${logs[@]}" | grep -oE "/[^ ]*$" | grep -v "^$root/" | sort -u || true)"
+  [[ -z "$outside" ]] || fail "the loader opened libraries outside the bundle: $outside"
+  echo "check_bundle: the loader opened $(grep -hoE "calling init: /[^ ]*" "${logs[@]}" | sort -u | wc -l) libraries, all from the bundle" >&2
+fi
+echo "check_bundle: $where: translate and pte_run print what the x86_64 builds print" >&2
