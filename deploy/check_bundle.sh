@@ -44,7 +44,9 @@ case "$where" in
     command -v adb >/dev/null || missing "adb not found: install Debian's adb (apt install adb), connect the device with USB debugging on"
     adb_cmd=(adb)
     [[ -n "$serial" ]] && adb_cmd+=(-s "$serial")
-    state="$("${adb_cmd[@]}" get-state 2>&1)" || missing "no device${serial:+ with serial $serial}: adb says '$state' (adb devices lists what is connected)"
+    if ! state="$("${adb_cmd[@]}" get-state 2>&1)"; then
+      missing "no device${serial:+ with serial $serial}: adb says '$(tail -n 1 <<<"$state")' (adb devices lists what is connected)"
+    fi
     echo "check_bundle: pushing $(du -h "$bundle" | cut -f1) to /data/local/tmp" >&2
     "${adb_cmd[@]}" push "$bundle" /data/local/tmp/$ROOT.tar >/dev/null
     "${adb_cmd[@]}" shell "cd /data/local/tmp && rm -rf $ROOT && tar xf $ROOT.tar && rm $ROOT.tar"
