@@ -83,7 +83,10 @@ std::string Flags::Help() const {
     std::string usage = "--" + name + (flag.kind == Kind::kSwitch ? "" : "=...");
     text += "  " + usage + std::string(usage.size() < 20 ? 20 - usage.size() : 1, ' ') + flag.help;
     if (flag.kind == Kind::kRepeated) text += " (repeatable)";
-    if (flag.kind == Kind::kValue && !flag.value.empty()) text += " (default: " + flag.value + ")";
+    // A help text that explains its default itself ("(default: the model's)") keeps
+    // that explanation instead of also showing the internal value that stands for it.
+    bool explained = flag.help.find("(default:") != std::string::npos;
+    if (flag.kind == Kind::kValue && !flag.value.empty() && !explained) text += " (default: " + flag.value + ")";
     text += "\n";
   }
   return text;

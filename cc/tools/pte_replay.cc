@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "cc/cli/executorch_log.h"
 #include "cc/cli/flags.h"
 #include "cc/replay/replay.h"
 #include "cc/runtime/session.h"
@@ -35,9 +36,11 @@ int Main(int argc, char** argv) {
   flags.Define("model", "the .pte to open");
   flags.Define("replay", "the replay record its export wrote (default: <model without .pte>.replay.txt)");
   flags.DefineSwitch("print", "print every call's outputs exactly, to compare runtimes");
+  flags.DefineSwitch("verbose", "show ExecuTorch's own log lines (default: its errors only)");
   flags.DefineSwitch("help", "show this help");
   Status parsed = flags.Parse(argc, argv);
   if (!parsed.ok()) return Fail(parsed, 2);
+  RouteExecutorchLog(flags.IsSet("verbose"));
   if (flags.IsSet("help")) {
     std::printf("usage: %s --model=x.pte [--replay=x.replay.txt] [--print]\n%s", argv[0], flags.Help().c_str());
     return 0;

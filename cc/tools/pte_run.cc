@@ -12,6 +12,7 @@
 
 #include "cc/cli/calls.h"
 #include "cc/cli/describe.h"
+#include "cc/cli/executorch_log.h"
 #include "cc/cli/flags.h"
 #include "cc/cli/profile.h"
 #include "cc/cli/format.h"
@@ -54,11 +55,13 @@ int Main(int argc, char** argv) {
   flags.Define("etdump", "write an ExecuTorch profile (ETDump) of the calls to this file");
   flags.Define("threads", "threads for the kernels and XNNPACK (default: ExecuTorch's choice)", "1");
   flags.Define("max_print", "print at most this many elements per tensor", "64");
+  flags.DefineSwitch("verbose", "show ExecuTorch's own log lines (default: its errors only)");
   flags.DefineSwitch("help", "show this help");
   std::string usage = std::string("usage: ") + argv[0] + " --model=x.pte [--list] [--call=...] [--calls=file]\n" +
                       flags.Help();
   Status parsed = flags.Parse(argc, argv);
   if (!parsed.ok()) return Fail(parsed, 2);
+  RouteExecutorchLog(flags.IsSet("verbose"));
   if (flags.IsSet("help")) {
     std::printf("%s", usage.c_str());
     return 0;

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "cc/cli/executorch_log.h"
 #include "cc/cli/flags.h"
 #include "cc/cli/profile.h"
 #include "cc/runtime/threads.h"
@@ -95,9 +96,12 @@ int Main(int argc, char** argv) {
   flags.Define("min_length", "no </s> before this many tokens (benchmarks: equal lengths)", "0");
   flags.DefineSwitch("stats", "print timings per sentence as JSON on stderr (one sentence at a time)");
   flags.DefineSwitch("summary", "print the load and translation times as one JSON line on stderr");
+  flags.DefineSwitch("quiet", "no banner (the model and beams) on stderr");
+  flags.DefineSwitch("verbose", "show ExecuTorch's own log lines (default: its errors only)");
   flags.DefineSwitch("help", "show this help");
   Status parsed = flags.Parse(argc, argv);
   if (!parsed.ok()) return Fail(parsed.message(), 2);
+  RouteExecutorchLog(flags.IsSet("verbose"));
   if (flags.IsSet("help")) {
     std::printf("usage: %s [flags] [sentence ...]   (no sentences: read lines from stdin)\n%s", argv[0],
                 flags.Help().c_str());
@@ -139,8 +143,10 @@ int Main(int argc, char** argv) {
   options.max_length = max_length.value();
   options.batch_size = static_cast<int>(batch_size.value());
   options.min_length = min_length.value();
-  std::fprintf(stderr, "%s: %s, %d beam(s)\n", program.c_str(), info.model_name.c_str(),
-               options.beams > 0 ? options.beams : info.defaults.beams);
+  if (!flags.IsSet("quiet")) {
+    std::fprintf(stderr, "%s: %s, %d beam(s)\n", program.c_str(), info.model_name.c_str(),
+                 options.beams > 0 ? options.beams : info.defaults.beams);
+  }
   if (info.weights_are_random) {
     std::fprintf(stderr,
                  "%s: WARNING: this model has UNTRAINED random weights (no OPUS-MT checkpoint was "

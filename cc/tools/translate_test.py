@@ -35,6 +35,23 @@ def test_english_to_portuguese_by_default():
     assert out.splitlines() == _engine("enpt", texts)
 
 
+def test_a_normal_run_prints_only_the_banner_on_stderr():
+    status, out, err = run(TRANSLATE, "The weather is nice today.")
+    assert status == 0, err
+    assert len(err.splitlines()) == 1 and err.startswith("translate: bergamot-tiny enpt-"), err
+    status, out, err = run(TRANSLATE, "--quiet", "The weather is nice today.")
+    assert (status, err) == (0, "")
+    # ExecuTorch's own info lines (cpuinfo) are there for whoever asks.
+    status, out, err = run(TRANSLATE, "--verbose", "--quiet", "The weather is nice today.")
+    assert status == 0 and "I executorch:" in err, err
+
+
+def test_help_shows_each_default_once():
+    status, out, err = run(TRANSLATE, "--help")
+    assert status == 0
+    assert "(default: as many as fit)\n" in out and "(default: as many as fit) (default" not in out
+
+
 def test_portuguese_to_english():
     texts = ["O tempo está bom hoje."]
     status, out, err = run(TRANSLATE_PT_EN, *texts)
