@@ -22,8 +22,9 @@ class Profile {
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
 
-  // Whether this build can record profiles.
-  static bool Available();
+  // OK when this build can record profiles; otherwise the error to report for --etdump
+  // (checked before any work, so a run does not end in a profile it cannot write).
+  static Status CheckAvailable();
 
   // The tracer to give SessionOptions::event_tracer; nullptr when unavailable.
   executorch::runtime::EventTracer* tracer();

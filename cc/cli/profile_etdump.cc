@@ -14,7 +14,7 @@ struct Profile::Recorder {
 Profile::Profile() : recorder_(std::make_unique<Recorder>()) {}
 Profile::~Profile() = default;
 
-bool Profile::Available() { return true; }
+Status Profile::CheckAvailable() { return Status(); }
 
 executorch::runtime::EventTracer* Profile::tracer() { return &recorder_->etdump; }
 

@@ -8,14 +8,13 @@ struct Profile::Recorder {};
 Profile::Profile() = default;
 Profile::~Profile() = default;
 
-bool Profile::Available() { return false; }
+Status Profile::CheckAvailable() {
+  return Failure(Error::NotSupported,
+                 "--etdump: this build's ExecuTorch runtime (from source) has no devtools to profile with");
+}
 
 executorch::runtime::EventTracer* Profile::tracer() { return nullptr; }
 
-Status Profile::Write(const std::string& path) {
-  return Failure(Error::NotSupported,
-                 "cannot write --etdump=%s: this build's ExecuTorch runtime (from source) has no devtools",
-                 path.c_str());
-}
+Status Profile::Write(const std::string& /*path*/) { return CheckAvailable(); }
 
 }  // namespace pteforge

@@ -84,10 +84,8 @@ int Main(int argc, char** argv) {
     Status threads_set = SetThreadCount(static_cast<uint32_t>(threads.value()));
     if (!threads_set.ok()) return Fail(threads_set, 1);
   }
-  if (flags.IsSet("etdump") && !Profile::Available()) {
-    return Fail(Failure(Error::NotSupported, "--etdump: this build's ExecuTorch runtime (from source) has no "
-                        "devtools to profile with"), 2);
-  }
+  Status profiling = flags.IsSet("etdump") ? Profile::CheckAvailable() : Status();
+  if (!profiling.ok()) return Fail(profiling, 2);
   Profile profile;
   SessionOptions options;
   if (flags.IsSet("etdump")) options.event_tracer = profile.tracer();

@@ -126,9 +126,8 @@ int Main(int argc, char** argv) {
     if (!set.ok()) return Fail(set.message(), 1);
   }
 
-  if (flags.IsSet("etdump") && !Profile::Available()) {
-    return Fail("--etdump: this build's ExecuTorch runtime (from source) has no devtools to profile with", 2);
-  }
+  Status profiling = flags.IsSet("etdump") ? Profile::CheckAvailable() : Status();
+  if (!profiling.ok()) return Fail(profiling.message(), 2);
   Profile profile;
   SessionOptions session_options;
   if (flags.IsSet("etdump")) session_options.event_tracer = profile.tracer();

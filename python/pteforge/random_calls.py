@@ -64,7 +64,7 @@ def _draw_args(spec: MethodSpec, names: Sequence[str], generator: torch.Generato
         if not isinstance(example, torch.Tensor):
             args.append(example)
             continue
-        shape = _draw_shape(spec.name, example, per_argument[index], sizes, generator)
+        shape = _draw_shape(example, per_argument[index], sizes, generator)
         value_range = (spec.input_ranges or {}).get(index)
         args.append(_draw_values(example, shape, value_range, generator))
     return tuple(args)
@@ -89,7 +89,7 @@ def _dims_of(argument_shapes: Any, rank: int) -> dict[int, Any]:
     return {index: dim for index, dim in enumerate(argument_shapes) if index < rank}
 
 
-def _draw_shape(method: str, example: torch.Tensor, argument_shapes: Any, sizes: dict[str, int],
+def _draw_shape(example: torch.Tensor, argument_shapes: Any, sizes: dict[str, int],
                 generator: torch.Generator) -> list[int]:
     shape = list(example.shape)
     for axis, dim in _dims_of(argument_shapes, example.dim()).items():
@@ -105,8 +105,6 @@ def _draw_shape(method: str, example: torch.Tensor, argument_shapes: Any, sizes:
         if dim.__name__ not in sizes:
             sizes[dim.__name__] = _draw_size(dim, example.shape[axis], generator)
         shape[axis] = sizes[dim.__name__]
-        if shape[axis] < 0:
-            raise ExportError(f"cannot draw a size for dynamic dimension '{dim.__name__}'", method=method)
     return shape
 
 
