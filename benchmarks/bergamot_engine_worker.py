@@ -2,11 +2,14 @@
 Bergamot reference): `bergamot_engine_worker.py <enpt|pten> <threads>`.
 
 Translations go to stdout, one per line; one JSON line on stderr gives the load and
-translation times. With 2 threads, two Python threads translate alternate sentences at
-once (the engine releases the GIL and translates one sentence per call).
+translation times, and with 1 thread the median time of one sentence
+(single_sentence_ms: the engine translates one sentence per call anyway). With 2
+threads, two Python threads translate alternate sentences at once (the engine releases
+the GIL and translates one sentence per call).
 """
 
 import json
+import statistics
 import sys
 import threading
 import time
@@ -23,10 +26,13 @@ def main(argv: list[str]) -> int:
     engine = _native.NativeDirection(package.find(direction).directory)
     load_ms = (time.perf_counter() - start) * 1000
     outputs = [""] * len(sentences)
+    times_ms = [0.0] * len(sentences)
 
     def work(first: int) -> None:
         for i in range(first, len(sentences), threads):
+            started = time.perf_counter()
             outputs[i] = engine.translate(sentences[i])
+            times_ms[i] = (time.perf_counter() - started) * 1000
 
     start = time.perf_counter()
     workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
@@ -36,7 +42,9 @@ def main(argv: list[str]) -> int:
         worker.join()
     translate_ms = (time.perf_counter() - start) * 1000
     sys.stdout.write("".join(text + "\n" for text in outputs))
-    print(json.dumps({"load_ms": load_ms, "translate_ms": translate_ms, "sentences": len(sentences)}), file=sys.stderr)
+    single = statistics.median(times_ms) if threads == 1 and sentences else None
+    print(json.dumps({"load_ms": load_ms, "translate_ms": translate_ms, "sentences": len(sentences),
+                      "single_sentence_ms": single}), file=sys.stderr)
     return 0
 
 

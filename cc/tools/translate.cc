@@ -11,7 +11,8 @@
 // --max_length, --batch_size, --threads, --workers, --etdump=profile.etdp, --print_ids, and for
 // benchmarks --min_length, --summary (one JSON line: load and translation times) and
 // --stats (one JSON line of timings per sentence on stderr, sentences then translated
-// one at a time).
+// one at a time: "ms" is the whole call, text in to text out, as an interactive app
+// sees it).
 // A sentence that cannot be translated (empty, invalid UTF-8, longer than the model's
 // max_source_length: split it) gets a message on stderr and an empty output line; the
 // exit status is then 1. Bad flags exit with 2.
@@ -163,14 +164,17 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "{\"load_ms\": %.3f}\n", load_ms);
     for (const std::string& sentence : sentences) {  // one at a time, to time each
       translator.value()->ResetStats();
+      auto sentence_start = std::chrono::steady_clock::now();
       auto one = translator.value()->Translate({sentence}, options);
       if (!one.ok()) return Fail(one.status().message(), 1);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sentence_start).count();
       const TranslateStats stats = translator.value()->stats();
       const auto& result = one->at(0);
       std::fprintf(stderr,
-                   "{\"source_tokens\": %zu, \"generated_tokens\": %zu, \"encode_ms\": %.3f, \"decode_ms\": %.3f, "
-                   "\"steps\": %lld}\n",
-                   result.ok() ? result->source_ids.size() : 0, result.ok() ? result->ids.size() : 0,
+                   "{\"source_tokens\": %zu, \"generated_tokens\": %zu, \"ms\": %.3f, \"encode_ms\": %.3f, "
+                   "\"decode_ms\": %.3f, \"steps\": %lld}\n",
+                   result.ok() ? result->source_ids.size() : 0, result.ok() ? result->ids.size() : 0, ms,
                    stats.encode_ms, stats.decode_ms, static_cast<long long>(stats.steps));
       results->push_back(std::move(one->at(0)));
     }

@@ -27,26 +27,28 @@ Status BergamotModel::Encode(const std::vector<std::vector<int64_t>>& sources, i
   return MarianModel::Encode(sources, beams);
 }
 
-StatusOr<std::vector<float>> BergamotModel::Step(const std::vector<int64_t>& tokens, int64_t /*length*/) {
+StatusOr<StepScores> BergamotModel::Step(const std::vector<int64_t>& tokens, int64_t /*length*/) {
   // The model keeps its position in its state; `length` is implied.
   const int64_t n = static_cast<int64_t>(tokens.size());
   const size_t k = candidates_.size();
   auto logits = RunStep({Int64Tensor({n, 1}, tokens), row_masks_, candidate_tensor_}, n * static_cast<int64_t>(k));
   if (!logits.ok()) return logits.status();
-  std::vector<float> scores(n * vocab_size_, -std::numeric_limits<float>::infinity());
+  StepScores scores;
+  scores.width = static_cast<int64_t>(k);
+  scores.values = std::move(logits.value());
+  scores.column_ids = candidates_;
   for (int64_t row = 0; row < n; ++row) {
-    const float* in = logits->data() + row * k;
     const std::vector<int32_t>& columns = sentence_columns_.at(row / beams_);
-    float shift = 0.0f;
+    scores.row_columns.push_back(&columns);
     if (beams_ > 1) {  // log-softmax over the row's candidates
+      float* in = scores.values.data() + row * k;
       float most = -std::numeric_limits<float>::infinity();
       for (int32_t c : columns) most = std::max(most, in[c]);
       double sum = 0;
       for (int32_t c : columns) sum += std::exp(static_cast<double>(in[c] - most));
-      shift = most + static_cast<float>(std::log(sum));
+      const float shift = most + static_cast<float>(std::log(sum));
+      for (int32_t c : columns) in[c] -= shift;
     }
-    float* out = scores.data() + row * vocab_size_;
-    for (int32_t c : columns) out[candidates_[c]] = in[c] - shift;
   }
   return scores;
 }

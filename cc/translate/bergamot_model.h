@@ -1,10 +1,10 @@
 // The Seq2SeqModel of a Bergamot .pte (models/bergamot/stateful_bergamot.py): encode
 // and reorder_cache as MarianModel, and decode_step over shortlist candidates only.
 // A batch's decode_step scores the union of its sentences' candidates; each row then
-// keeps only its own sentence's candidates (the engine's set, as if translated alone),
-// spread over the vocabulary with -inf elsewhere so that the generic search applies:
-// raw logits for greedy search, which keeps the engine's exact argmax, and
-// log-probabilities over the row's candidates when beams need scores.
+// keeps only its own sentence's candidates (the engine's set, as if translated alone):
+// StepScores with the union as columns and each row's own columns, raw logits for
+// greedy search, which keeps the engine's exact argmax, and log-probabilities over the
+// row's candidates when beams need scores.
 #ifndef PTEFORGE_CC_TRANSLATE_BERGAMOT_MODEL_H_
 #define PTEFORGE_CC_TRANSLATE_BERGAMOT_MODEL_H_
 
@@ -19,7 +19,7 @@ class BergamotModel : public MarianModel {
       : MarianModel(session, vocab_size, pad_token), shortlist_(std::move(shortlist)), multiple_(multiple) {}
 
   Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) override;
-  StatusOr<std::vector<float>> Step(const std::vector<int64_t>& tokens, int64_t length) override;
+  StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) override;
 
  private:
   Shortlist shortlist_;

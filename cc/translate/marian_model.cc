@@ -45,10 +45,16 @@ Status MarianModel::Encode(const std::vector<std::vector<int64_t>>& sources, int
   return result.ok() ? Status() : result.status();
 }
 
-StatusOr<std::vector<float>> MarianModel::Step(const std::vector<int64_t>& tokens, int64_t length) {
+StatusOr<StepScores> MarianModel::Step(const std::vector<int64_t>& tokens, int64_t length) {
   const int64_t n = static_cast<int64_t>(tokens.size());
-  return RunStep({Int64Tensor({n, 1}, tokens), row_masks_, Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1))},
-                 n * vocab_size_);
+  auto logits = RunStep({Int64Tensor({n, 1}, tokens), row_masks_,
+                         Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1))},
+                        n * vocab_size_);
+  if (!logits.ok()) return logits.status();
+  StepScores scores;
+  scores.width = vocab_size_;
+  scores.values = std::move(logits.value());
+  return scores;
 }
 
 StatusOr<std::vector<float>> MarianModel::RunStep(const std::vector<Value>& inputs, int64_t count) {

@@ -22,7 +22,7 @@ class MarianModel : public Seq2SeqModel {
       : session_(session), vocab_size_(vocab_size), pad_token_(pad_token) {}
 
   Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) override;
-  StatusOr<std::vector<float>> Step(const std::vector<int64_t>& tokens, int64_t length) override;
+  StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) override;
   Status Reorder(const std::vector<int64_t>& rows) override;
   int64_t vocab_size() const override { return vocab_size_; }
 

@@ -46,6 +46,30 @@ void Process(std::vector<float>& log_probs, int64_t vocab, int64_t length, const
   if (options.forced_eos && length == options.max_length - 1) ForceEos(log_probs, vocab, options.eos_token);
 }
 
+// Greedy's choice for one row: the highest-scoring allowed token, the lowest id among
+// equal maxima (as argmax over the whole vocabulary), with min_length and forced_eos
+// applied as Process applies them.
+int64_t GreedyToken(const StepScores& scores, size_t row, int64_t length, const SearchOptions& options) {
+  if (options.forced_eos && length == options.max_length - 1) return options.eos_token;
+  const bool no_eos = length < options.min_length;
+  const float* values = scores.values.data() + row * scores.width;
+  const std::vector<int32_t>* allowed = scores.row_columns.empty() ? nullptr : scores.row_columns[row];
+  const size_t count = allowed ? allowed->size() : static_cast<size_t>(scores.width);
+  int64_t best = -1;
+  float best_value = -std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t column = allowed ? (*allowed)[i] : static_cast<int32_t>(i);
+    const int64_t token = scores.column_ids.empty() ? column : scores.column_ids[column];
+    if (no_eos && token == options.eos_token) continue;
+    if (best < 0 || values[column] > best_value) {
+      best = token;
+      best_value = values[column];
+    }
+  }
+  // Every score -inf: the vocabulary-wide argmax is then token 0.
+  return best < 0 || best_value == -std::numeric_limits<float>::infinity() ? 0 : best;
+}
+
 std::vector<int64_t> Trim(const std::vector<int64_t>& sequence, int64_t eos, int64_t pad) {
   std::vector<int64_t> out;
   for (size_t i = 1; i < sequence.size(); ++i) {  // [0] is the start token
@@ -60,21 +84,17 @@ StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
                                                    const std::vector<std::vector<int64_t>>& sources,
                                                    const SearchOptions& options) {
   const size_t n = sources.size();
-  const int64_t vocab = model.vocab_size();
   PTEFORGE_RETURN_IF_ERROR(model.Encode(sources, 1));
   std::vector<std::vector<int64_t>> sequences(n, std::vector<int64_t>{options.start_token});
   std::vector<bool> unfinished(n, true);
   for (int64_t length = 1;; ++length) {
     std::vector<int64_t> last(n);
     for (size_t i = 0; i < n; ++i) last[i] = sequences[i].back();
-    auto log_probs = model.Step(last, length);
-    if (!log_probs.ok()) return log_probs.status();
-    Process(log_probs.value(), vocab, length, options);
+    auto scores = model.Step(last, length);
+    if (!scores.ok()) return scores.status();
     bool any = false;
     for (size_t i = 0; i < n; ++i) {
-      const float* row = log_probs->data() + i * vocab;
-      int64_t token = std::max_element(row, row + vocab) - row;  // first of equal maxima, as argmax
-      if (!unfinished[i]) token = options.pad_token;
+      int64_t token = unfinished[i] ? GreedyToken(scores.value(), i, length, options) : options.pad_token;
       sequences[i].push_back(token);
       const int64_t limit = options.sentence_max_lengths.empty() ? options.max_length : options.sentence_max_lengths[i];
       unfinished[i] = unfinished[i] && token != options.eos_token && length + 1 < limit;
@@ -121,9 +141,10 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
     for (size_t b = 0; b < batch; ++b) {
       for (size_t k = 0; k < beams; ++k) last[b * beams + k] = running[b][k][length - 1];
     }
-    auto log_probs = model.Step(last, length);
-    if (!log_probs.ok()) return log_probs.status();
-    Process(log_probs.value(), vocab, length, options);
+    auto scores = model.Step(last, length);
+    if (!scores.ok()) return scores.status();
+    std::vector<float> log_probs = scores->Dense(vocab);
+    Process(log_probs, vocab, length, options);
 
     std::vector<int64_t> reorder(batch * beams);
     bool all_hit = true;
@@ -131,7 +152,7 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
       // Top 2 * beams continuations over all beams of the sentence.
       std::vector<float> accumulated(beams * vocab);
       for (size_t k = 0; k < beams; ++k) {
-        const float* row = log_probs->data() + (b * beams + k) * vocab;
+        const float* row = log_probs.data() + (b * beams + k) * vocab;
         for (int64_t v = 0; v < vocab; ++v) accumulated[k * vocab + v] = row[v] + running_scores[b][k];
       }
       std::vector<Candidate> candidates;
@@ -199,6 +220,22 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
 }
 
 }  // namespace
+
+std::vector<float> StepScores::Dense(int64_t vocab) const {
+  if (column_ids.empty() && row_columns.empty()) return values;
+  const size_t rows = width > 0 ? values.size() / width : 0;
+  std::vector<float> dense(rows * vocab, -std::numeric_limits<float>::infinity());
+  for (size_t row = 0; row < rows; ++row) {
+    const std::vector<int32_t>* allowed = row_columns.empty() ? nullptr : row_columns[row];
+    const size_t count = allowed ? allowed->size() : static_cast<size_t>(width);
+    for (size_t i = 0; i < count; ++i) {
+      const int32_t column = allowed ? (*allowed)[i] : static_cast<int32_t>(i);
+      const int64_t token = column_ids.empty() ? column : column_ids[column];
+      dense[row * vocab + token] = values[row * width + column];
+    }
+  }
+  return dense;
+}
 
 StatusOr<std::vector<std::vector<int64_t>>> Search(Seq2SeqModel& model,
                                                    const std::vector<std::vector<int64_t>>& sources,

@@ -11,6 +11,23 @@
 
 namespace pteforge {
 
+// One decoder step's next-token scores for every row. A model that scores only some
+// token ids (a lexical shortlist) returns those columns alone: greedy search then
+// takes each row's argmax over its own columns instead of over a vocabulary-wide copy
+// that is -inf almost everywhere.
+struct StepScores {
+  int64_t width = 0;          // columns per row
+  std::vector<float> values;  // rows x width, row-major
+  // The token id of each column, ascending; empty: column c is token c.
+  std::vector<int64_t> column_ids;
+  // Per row, the columns it may take, ascending (the others count as -inf); empty:
+  // every row takes every column.
+  std::vector<const std::vector<int32_t>*> row_columns;
+
+  // The scores spread over the vocabulary, -inf where a row has no column.
+  std::vector<float> Dense(int64_t vocab) const;
+};
+
 // What a search needs from a model. Rows are decoder rows: sentence s, beam k is row
 // s * beams + k.
 class Seq2SeqModel {
@@ -20,8 +37,8 @@ class Seq2SeqModel {
   // `beams` decoder rows per sentence.
   virtual Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) = 0;
   // One decoder step: `tokens[row]` at position `length - 1`; returns the next-token
-  // log-probabilities, rows x vocab, row-major.
-  virtual StatusOr<std::vector<float>> Step(const std::vector<int64_t>& tokens, int64_t length) = 0;
+  // log-probabilities (greedy search: any scores with the same argmax).
+  virtual StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) = 0;
   // Row i takes the decoder history of row `rows[i]`.
   virtual Status Reorder(const std::vector<int64_t>& rows) = 0;
   virtual int64_t vocab_size() const = 0;

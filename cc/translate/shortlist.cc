@@ -62,32 +62,38 @@ StatusOr<Shortlist> Shortlist::Parse(const std::string& bytes, int64_t target_vo
 
 StatusOr<std::vector<int64_t>> Shortlist::Candidates(const std::vector<std::vector<int64_t>>& sources,
                                                      int64_t multiple) const {
-  std::vector<bool> chosen(target_vocab_size_, false);
-  std::vector<bool> seen(offsets_.size() - 1, false);
-  std::fill(chosen.begin(), chosen.begin() + first_, true);
+  // Collected and sorted rather than marked in vocabulary-wide tables: called for every
+  // batch and sentence, where a few hundred ids of 32000 are chosen.
+  std::vector<int64_t> distinct;
   for (const auto& source : sources) {
     for (int64_t id : source) {
       if (id < 0 || id >= source_vocab_size()) {
         return Failure(Error::InvalidArgument, "source id %lld is outside the shortlist's vocabulary (0..%lld)",
                        static_cast<long long>(id), static_cast<long long>(source_vocab_size() - 1));
       }
-      if (seen[id]) continue;
-      seen[id] = true;
-      for (uint64_t i = offsets_[id]; i < offsets_[id + 1]; ++i) chosen[ids_[i]] = true;
+      distinct.push_back(id);
     }
   }
-  std::vector<int64_t> candidates;
-  for (int64_t id = 0; id < target_vocab_size_; ++id) {
-    if (chosen[id]) candidates.push_back(id);
-  }
-  // Padding with the smallest unused ids >= first; the vocabulary's end stops it.
-  for (int64_t id = first_; multiple > 0 && candidates.size() % multiple != 0 && id < target_vocab_size_; ++id) {
-    if (!chosen[id]) {
-      chosen[id] = true;
-      candidates.push_back(id);
-    }
-  }
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<int64_t> candidates(first_);
+  for (int64_t id = 0; id < first_; ++id) candidates[id] = id;
+  for (int64_t id : distinct) candidates.insert(candidates.end(), ids_.begin() + offsets_[id], ids_.begin() + offsets_[id + 1]);
   std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  // Padding with the smallest unused ids >= first; the vocabulary's end stops it.
+  if (multiple > 0 && candidates.size() % multiple != 0) {
+    std::vector<int64_t> padding;
+    size_t missing = multiple - candidates.size() % multiple;
+    auto used = std::lower_bound(candidates.begin(), candidates.end(), first_);
+    for (int64_t id = first_; padding.size() < missing && id < target_vocab_size_; ++id) {
+      while (used != candidates.end() && *used < id) ++used;
+      if (used == candidates.end() || *used != id) padding.push_back(id);
+    }
+    const size_t middle = candidates.size();
+    candidates.insert(candidates.end(), padding.begin(), padding.end());
+    std::inplace_merge(candidates.begin(), candidates.begin() + middle, candidates.end());
+  }
   return candidates;
 }
 

@@ -61,11 +61,11 @@ def make_exporter(
                           "in its conformance calls); the translator decodes fewer when it has fewer")
     targets = math.ceil(LENGTH_FACTOR * sources) + 1
     try:
-        module = StatefulBergamot(model, rows, sources, targets).eval()
+        module = StatefulBergamot(model, rows, sources, targets, int8_embedding=quantization == "int8").eval()
     except (KeyError, RuntimeError) as error:  # a missing item, or a weight of another shape
         raise ExportError(f"{files.model} is not the Bergamot tiny architecture "
                           f"(dim 256, SSRU decoder): {error}") from None
-    vocab_size = module.embedding.shape[1]
+    vocab_size = module.vocab_size
     if quantization == "int8":
         quantize.int8_linears(module)
 

@@ -35,10 +35,13 @@ class MarianFormatError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class MarianModel:
-    """tensors: name -> float32 array, in file order; config_yml: the embedded model.yml."""
+    """tensors: name -> float32 array, in file order; config_yml: the embedded model.yml;
+    int8: name -> (int8 values, scale) of the intgemm8 items as stored, in the recorded
+    orientation (tensors[name] is values / scale, computed in float32)."""
 
     tensors: dict[str, np.ndarray]
     config_yml: str
+    int8: dict[str, tuple[np.ndarray, np.float32]] = dataclasses.field(default_factory=dict)
 
 
 def _unpack(fmt: str, data: bytes, offset: int, path: str, what: str) -> tuple:
@@ -83,6 +86,7 @@ def read_model(path: str | os.PathLike) -> MarianModel:
     offset += 8 + padding
 
     tensors: dict[str, np.ndarray] = {}
+    int8: dict[str, tuple[np.ndarray, np.float32]] = {}
     config_yml = ""
     for name, (_, kind, _, length), shape in zip(names, headers, shapes):
         if kind not in _TYPES:
@@ -103,19 +107,22 @@ def read_model(path: str | os.PathLike) -> MarianModel:
             tensors[name] = np.frombuffer(raw, dtype="<f4", count=elements).reshape(shape).copy()
         elif kind == INTGEMM8:
             _check_length(path, name, shape, length, elements + 4)
-            values = np.frombuffer(raw, dtype=np.int8, count=elements).astype(np.float32)
-            (scale,) = struct.unpack_from("<f", raw, elements)
+            stored = np.frombuffer(raw, dtype=np.int8, count=elements)
+            scale = np.float32(struct.unpack_from("<f", raw, elements)[0])
             if not scale > 0:
                 raise MarianFormatError(f"{path}: item '{name}' has quantization scale {scale}, expected > 0")
+            values = stored.astype(np.float32)
             if name == "Wemb":
                 tensors[name] = (values / scale).reshape(shape)
+                int8[name] = (stored.reshape(shape).copy(), scale)
             else:  # stored as [out, in]
                 tensors[name] = np.ascontiguousarray((values / scale).reshape(shape[1], shape[0]).T)
+                int8[name] = (np.ascontiguousarray(stored.reshape(shape[1], shape[0]).T), scale)
         else:
             raise MarianFormatError(f"{path}: item '{name}' has int8 type {kind:#x}, expected only for {MODEL_YML}")
     if offset != len(data):
         raise MarianFormatError(f"{path}: {len(data) - offset} bytes after the last item: not a Marian model")
-    return MarianModel(tensors, config_yml)
+    return MarianModel(tensors, config_yml, int8)
 
 
 def _check_length(path: str, name: str, shape: tuple, length: int, needed: int) -> None:

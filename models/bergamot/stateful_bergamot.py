@@ -118,9 +118,13 @@ class StatefulBergamot(nn.Module):
       max_rows: most decoder rows at once (sentences x beams).
       max_source: longest source in tokens (</s> included).
       max_target: most decoder steps.
+      int8_embedding: keep Wemb as the file stores it, int8 values and one scale, and
+        dequantize the rows a call gathers (values / scale, as the engine does: the
+        same float32 numbers), a quarter of the float32 table's size.
     """
 
-    def __init__(self, model: MarianModel, max_rows: int, max_source: int, max_target: int):
+    def __init__(self, model: MarianModel, max_rows: int, max_source: int, max_target: int,
+                 int8_embedding: bool = False):
         super().__init__()
         tensors = {name: torch.from_numpy(value) for name, value in model.tensors.items()}
         layers = lambda side: max(int(n.split("_")[1][1:]) for n in tensors if n.startswith(side + "_l"))  # noqa: E731
@@ -128,13 +132,25 @@ class StatefulBergamot(nn.Module):
         # Wemb is the source and target embedding and the output layer; kept [1, V, DIM]
         # so that gathering the candidates' rows gives the batched matmul's operand
         # directly (ExecuTorch's unsqueeze is a copy).
-        self.register_buffer("embedding", tensors["Wemb"].clone()[None])
+        self.vocab_size = tensors["Wemb"].shape[0]
+        if int8_embedding:
+            values, scale = model.int8["Wemb"]
+            self.register_buffer("embedding_int8", torch.from_numpy(values.copy())[None])
+            self.register_buffer("embedding_scale", torch.tensor([scale], dtype=torch.float32))
+        else:
+            self.register_buffer("embedding", tensors["Wemb"].clone()[None])
         self.register_buffer("output_bias", tensors["decoder_ff_logit_out_b"][0].clone())
         self.register_buffer("signal", positions(0, max(max_source, max_target)))
         self.encoder = nn.ModuleList(EncoderLayer(tensors, layer) for layer in range(1, layers("encoder") + 1))
         self.decoder = nn.ModuleList(DecoderLayer(tensors, layer) for layer in range(1, layers("decoder") + 1))
         self.state = nn.ModuleList(LayerState(max_rows, max_source) for _ in self.decoder)
         self.register_buffer("position", torch.zeros(1, dtype=torch.int64))
+
+    def _embedding_rows(self, ids: torch.Tensor) -> torch.Tensor:
+        """Rows `ids` of Wemb, [1, len(ids), DIM] float32."""
+        if hasattr(self, "embedding_int8"):
+            return self.embedding_int8.index_select(1, ids).to(torch.float32) / self.embedding_scale
+        return self.embedding.index_select(1, ids)
 
     @staticmethod
     def _heads_first(x: torch.Tensor) -> torch.Tensor:
@@ -165,7 +181,7 @@ class StatefulBergamot(nn.Module):
     def encode(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         length = input_ids.shape[1]
         mask = ((1.0 - attention_mask.to(torch.float32)) * _MASKED)[:, None, None, :]
-        x = self.embedding.index_select(1, input_ids.reshape(-1)).view(input_ids.shape[0], length, DIM)
+        x = self._embedding_rows(input_ids.reshape(-1)).view(input_ids.shape[0], length, DIM)
         x = x * math.sqrt(DIM) + self.signal.index_select(0, torch.arange(length))
         for layer in self.encoder:
             attention = layer.attention
@@ -192,7 +208,7 @@ class StatefulBergamot(nn.Module):
         # Position 0 has no token: a zero vector (times 0 rather than a branch, which
         # a graph cannot hold).
         first = (position > 0).to(torch.float32)
-        x = self.embedding.index_select(1, tokens.reshape(-1)).view(n, DIM) * math.sqrt(DIM) * first
+        x = self._embedding_rows(tokens.reshape(-1)).view(n, DIM) * math.sqrt(DIM) * first
         x = (x + self.signal.index_select(0, position)).view(n, 1, DIM)
         mask = ((1.0 - encoder_attention_mask.to(torch.float32)) * _MASKED)[:, None, None, :]
         read_cross = self._cache_index(rows, source_length)
@@ -210,7 +226,7 @@ class StatefulBergamot(nn.Module):
         # [K, DIM] x [DIM, n] as a batched matmul, which XNNPACK runs (a linear layer
         # with gathered, non-constant weights falls back to a portable kernel); the
         # transposes are of the small operands.
-        weights = self.embedding.index_select(1, candidates)
+        weights = self._embedding_rows(candidates)
         logits = torch.bmm(weights, x.view(1, n, DIM).transpose(1, 2)).view(candidates.shape[0], n).t()
         return logits + self.output_bias.index_select(0, candidates)
 
