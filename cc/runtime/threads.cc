@@ -2,6 +2,9 @@
 
 #include <cstddef>
 
+#include "executorch/runtime/backend/interface.h"
+#include "executorch/runtime/backend/options.h"
+
 // The wheel exports ExecuTorch's thread pool but does not ship its header,
 // extension/threadpool/threadpool.h (FINDINGS.md, "ExecuTorch C++ SDK from the wheel").
 // These declarations match the exported symbols:
@@ -32,6 +35,19 @@ Status SetThreadCount(uint32_t threads) {
 uint32_t ThreadCount() {
   auto* pool = executorch::extension::threadpool::get_threadpool();
   return pool == nullptr ? 1 : static_cast<uint32_t>(pool->get_thread_count());
+}
+
+Status PrepareConcurrentSessions() {
+  // The option names of backends/xnnpack/runtime/XNNPACKBackend.h (a header the wheel
+  // does not ship); 0 is WorkspaceSharingMode::Disabled.
+  executorch::runtime::BackendOptions<1> options;
+  options.set_option("workspace_sharing_mode", 0);
+  const auto error = executorch::runtime::set_option("XnnpackBackend", options.view());
+  if (error != executorch::runtime::Error::Ok) {
+    return Failure(Error::Internal, "XNNPACK refused the options for concurrent sessions (error %d)",
+                   static_cast<int>(error));
+  }
+  return Status();
 }
 
 }  // namespace pteforge

@@ -16,4 +16,6 @@ Status SetThreadCount(uint32_t threads) {
 
 uint32_t ThreadCount() { return 1; }
 
+Status PrepareConcurrentSessions() { return Status(); }  // no XNNPACK in this runtime
+
 }  // namespace pteforge

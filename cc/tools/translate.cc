@@ -127,6 +127,10 @@ int Main(int argc, char** argv) {
     if (!set.ok()) return Fail(set.message(), 1);
   }
 
+  if (workers.value() > 1) {
+    Status prepared = PrepareConcurrentSessions();
+    if (!prepared.ok()) return Fail(prepared.message(), 1);
+  }
   Status profiling = flags.IsSet("etdump") ? Profile::CheckAvailable() : Status();
   if (!profiling.ok()) return Fail(profiling.message(), 2);
   Profile profile;
