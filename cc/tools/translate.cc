@@ -3,7 +3,13 @@
 //
 //   translate "Hello world." "How are you?"     sentences as arguments
 //   translate < input.txt                       or one sentence per line on stdin
+//   translate --paragraphs < input.txt          each line a paragraph of sentences
+//   translate --document < input.txt            all of stdin one document
 //
+// --paragraphs and --document split the text into sentences as bergamot-translator
+// does (cc/translate/sentence_splitter.h) and put the translations back with the
+// text's own spacing and line breaks. A sentence longer than the model takes is
+// translated in pieces, as that engine does (cc/translate/translator.h).
 // One source file, several binaries (cc/tools/BUILD.bazel): each has a default model
 // built next to it (PTEFORGE_DEFAULT_MODEL, a runfiles path): translate (Bergamot
 // en->pt), translate_pt_en, opus_translate (OPUS-MT en->fr).
@@ -13,13 +19,14 @@
 // --stats (one JSON line of timings per sentence on stderr, sentences then translated
 // one at a time: "ms" is the whole call, text in to text out, as an interactive app
 // sees it).
-// A sentence that cannot be translated (empty, invalid UTF-8, longer than the model's
-// max_source_length: split it) gets a message on stderr and an empty output line; the
-// exit status is then 1. Bad flags exit with 2.
+// A sentence that cannot be translated (empty, invalid UTF-8) gets a message on stderr
+// and an empty output line (--document: no output at all); the exit status is then 1.
+// Bad flags exit with 2.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -29,6 +36,7 @@
 #include "cc/cli/flags.h"
 #include "cc/cli/profile.h"
 #include "cc/runtime/threads.h"
+#include "cc/translate/sentence_splitter.h"
 #include "cc/translate/translator.h"
 #include "tools/cpp/runfiles/runfiles.h"
 
@@ -93,6 +101,8 @@ int Main(int argc, char** argv) {
   flags.Define("threads", "threads for the kernels and XNNPACK", "1");
   flags.Define("workers", "translators working on separate sentences at once, each on its own thread", "1");
   flags.Define("etdump", "write an ExecuTorch profile (ETDump) to this file");
+  flags.DefineSwitch("paragraphs", "each input line (or argument) is a paragraph: split into sentences and rejoined");
+  flags.DefineSwitch("document", "all of stdin is one document: split into sentences, spacing and line breaks kept");
   flags.DefineSwitch("print_ids", "print the source and generated token ids too");
   flags.Define("min_length", "no </s> before this many tokens (benchmarks: equal lengths)", "0");
   flags.DefineSwitch("stats", "print timings per sentence as JSON on stderr (one sentence at a time)");
@@ -119,6 +129,13 @@ int Main(int argc, char** argv) {
   }
   if (workers.value() > 1 && (flags.IsSet("stats") || flags.IsSet("etdump"))) {
     return Fail("--workers cannot be combined with --stats or --etdump (one translator only)", 2);
+  }
+  const bool document = flags.IsSet("document"), paragraphs = flags.IsSet("paragraphs");
+  if (document && (paragraphs || !flags.positional().empty())) {
+    return Fail("--document reads one document from stdin: no --paragraphs, no arguments", 2);
+  }
+  if ((document || paragraphs) && (flags.IsSet("stats") || flags.IsSet("print_ids"))) {
+    return Fail("--stats and --print_ids are per sentence: not with --paragraphs or --document", 2);
   }
   std::string model = flags.IsSet("model") ? flags.Get("model") : DefaultModel(argv[0]);
   if (model.empty()) return Fail("no --model given, and no default model next to this binary", 2);
@@ -159,9 +176,22 @@ int Main(int argc, char** argv) {
   }
 
   bool from_stdin = flags.positional().empty();
-  std::vector<std::string> sentences = flags.positional();
-  if (from_stdin) {
-    for (std::string line; std::getline(std::cin, line);) sentences.push_back(line);
+  std::vector<std::string> inputs = flags.positional();
+  if (document) {
+    inputs = {std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>())};
+  } else if (from_stdin) {
+    for (std::string line; std::getline(std::cin, line);) inputs.push_back(line);
+  }
+  // What is translated: the inputs themselves, or their sentences.
+  std::vector<SplitText> splits;
+  std::vector<std::string> sentences;
+  if (document || paragraphs) {
+    for (const std::string& input : inputs) {
+      splits.push_back(SplitSentences(input));
+      sentences.insert(sentences.end(), splits.back().sentences.begin(), splits.back().sentences.end());
+    }
+  } else {
+    sentences = inputs;
   }
   StatusOr<std::vector<StatusOr<Translation>>> results = std::vector<StatusOr<Translation>>();
   if (flags.IsSet("stats")) {
@@ -201,7 +231,29 @@ int Main(int argc, char** argv) {
     }
   }
   int failures = 0;
-  for (size_t i = 0; i < sentences.size(); ++i) {
+  if (document || paragraphs) {
+    size_t next = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::vector<std::string> texts;
+      for (const std::string& sentence : splits[i].sentences) {
+        const auto& result = results->at(next++);
+        if (!result.ok()) {
+          const std::string where = document ? "" : (from_stdin ? "line " : "argument ") + std::to_string(i + 1) + ", ";
+          std::fprintf(stderr, "%s: %ssentence '%s': %s\n", program.c_str(), where.c_str(), sentence.c_str(),
+                       result.status().message().c_str());
+          ++failures;
+        }
+        texts.push_back(result.ok() ? result->text : "");
+      }
+      const std::string text = Reassemble(splits[i], texts);
+      if (document) {
+        if (failures == 0) std::fwrite(text.data(), 1, text.size(), stdout);  // never a partial document
+      } else {
+        std::printf("%s\n", text.c_str());
+      }
+    }
+  }
+  for (size_t i = 0; splits.empty() && i < sentences.size(); ++i) {
     const auto& result = results->at(i);
     if (!result.ok()) {
       std::fprintf(stderr, "%s: %s %zu: %s\n", program.c_str(), from_stdin ? "line" : "argument", i + 1,

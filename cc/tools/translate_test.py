@@ -1,6 +1,8 @@
 """translate, the main job: with no flags it translates English to Portuguese with the
 Bergamot .pte, exactly as the reference engine's raw output; bad lines get a message and
-keep the output aligned."""
+keep the output aligned; a line longer than the model takes is translated in pieces as
+bergamot-translator does; paragraphs and documents are split into sentences and put
+back together."""
 
 import subprocess
 
@@ -17,7 +19,7 @@ TRANSLATE_PT_EN = _RUNFILES.Rlocation("pteforge/cc/tools/translate_pt_en")
 def run(program, *args, stdin=None):
     result = subprocess.run([program, *args], input=stdin, capture_output=True, timeout=300)
     assert result.returncode >= 0, f"killed by signal {-result.returncode}"
-    return result.returncode, result.stdout.decode(), result.stderr.decode()
+    return result.returncode, result.stdout.decode(), result.stderr.decode(errors="replace")
 
 
 def _engine(direction: str, texts: list[str]) -> list[str]:
@@ -64,10 +66,61 @@ def test_stdin_lines_with_bad_ones_keep_alignment():
     status, out, err = run(TRANSLATE, stdin=text)
     assert status == 1
     lines = out.split("\n")
-    assert len(lines) == 6 and lines[1] == lines[2] == lines[3] == "" and lines[0] and lines[4]
+    assert len(lines) == 6 and lines[1] == lines[2] == "" and lines[0] and lines[3] and lines[4]
     assert "line 2: the text is empty" in err
     assert "line 3: the text is not valid UTF-8" in err
-    assert "line 4: " in err and "max_source_length of 128: split the sentence" in err
+    assert "line 4" not in err  # long: translated in pieces
+
+
+def _in_pieces(direction: str, text: str) -> str:
+    """The engine's arithmetic (models/bergamot/reference.py, equal to its raw output)
+    applied as bergamot-translator applies max-length-break 128 to a longer sentence:
+    pieces of 127 tokens, each with its own </s>, translated alone, the translations
+    joined with nothing between them."""
+    import sentencepiece
+
+    from models.bergamot.marian_binary import read_model
+    from models.bergamot.reference import EOS, Reference
+    from models.bergamot.shortlist import read_shortlist
+
+    files = package.find(direction)
+    pieces = sentencepiece.SentencePieceProcessor(model_file=str(files.vocabulary))
+    reference = Reference(read_model(files.model), read_shortlist(files.shortlist))
+    ids = pieces.encode(text)
+    assert len(ids) + 1 > 128, "not a long sentence"
+    return "".join(pieces.decode(reference.translate_ids(ids[i:i + 127] + [EOS])) for i in range(0, len(ids), 127))
+
+
+def test_a_sentence_longer_than_the_model_takes_is_translated_in_pieces():
+    with open(_RUNFILES.Rlocation("pteforge/models/bergamot/corpus/sentences_en.txt"), encoding="utf-8") as f:
+        lines = sorted(f.read().splitlines(), key=len)[-6:]
+    text = ", and ".join(line.rstrip(".") for line in lines)  # one sentence of ~250 tokens
+    status, out, err = run(TRANSLATE, "--quiet", text)
+    assert status == 0, err
+    assert out == _in_pieces("enpt", text) + "\n"
+
+
+def test_a_document_is_split_into_sentences_and_keeps_its_layout():
+    document = ("Dr. Smith arrived at 3.5 p.m. yesterday. He said: \"Is it ready?\" Nobody answered!  Then, e.g. "
+                "the cat left.\nA new line here. And another one.\n\n  Second paragraph.\n")
+    sentences = ["Dr.", "Smith arrived at 3.5 p.m. yesterday.", "He said: \"Is it ready?\"", "Nobody answered!",
+                 "Then, e.g. the cat left.", "A new line here.", "And another one.", "Second paragraph."]
+    t = _engine("enpt", sentences)
+    expected = (f"{t[0]} {t[1]} {t[2]} {t[3]}  {t[4]}\n{t[5]} {t[6]}\n\n  {t[7]}\n")
+    status, out, err = run(TRANSLATE, "--quiet", "--document", stdin=document.encode())
+    assert status == 0, err
+    assert out == expected
+    # --paragraphs: each line one paragraph, on its own output line.
+    status, out, err = run(TRANSLATE, "--quiet", "--paragraphs", stdin=document.encode())
+    assert status == 0, err
+    assert out == expected  # the blank line stays a blank line
+    assert run(TRANSLATE, "--document", "Hi.")[0] == 2
+
+
+def test_a_document_with_a_bad_sentence_gives_no_partial_output():
+    status, out, err = run(TRANSLATE, "--quiet", "--document", stdin=b"Good morning. \xff broken.\n")
+    assert status == 1 and out == ""
+    assert "not valid UTF-8" in err
 
 
 def test_a_batch_of_long_sentences_scores_a_large_union():

@@ -34,42 +34,67 @@ StatusOr<std::vector<StatusOr<Translation>>> Translator::Translate(const std::ve
   if (!search.ok()) return search.status();
   int64_t per_batch = info().max_rows / search->beams;
   if (options.batch_size > 0) per_batch = std::min<int64_t>(per_batch, options.batch_size);
+  const int64_t limit = info().max_source_length;
+  const int64_t eos = info().defaults.eos_token;
+  // What the model translates: a text's ids, or for a text longer than the model takes,
+  // its pieces of limit - 1 tokens each with its own </s> (bergamot-translator's
+  // max-length-break); their translations are joined with nothing between them, as
+  // the engine joins them.
+  struct Piece {
+    size_t text;
+    std::vector<int64_t> ids;
+    std::vector<int64_t> generated;
+    std::string translated;
+  };
+  std::vector<Piece> pieces;
   std::vector<StatusOr<Translation>> results;
-  std::vector<size_t> valid;  // indices of the texts to translate
   for (size_t i = 0; i < texts.size(); ++i) {
     auto ids = tokenizer_->Encode(texts[i]);
-    if (ids.ok() && static_cast<int64_t>(ids->size()) > info().max_source_length) {
-      ids = Failure(Error::InvalidArgument,
-                    "%zu tokens (</s> included) is more than this model's max_source_length of %lld: split "
-                    "the sentence",
-                    ids->size(), static_cast<long long>(info().max_source_length));
-    }
     if (!ids.ok()) {
       results.emplace_back(ids.status());
       continue;
     }
+    if (static_cast<int64_t>(ids->size()) <= limit) {
+      pieces.push_back({i, ids.value(), {}, {}});
+    } else if (limit < 2) {
+      results.emplace_back(Failure(Error::InvalidArgument, "%zu tokens is more than this model's max_source_length of %lld",
+                                   ids->size(), static_cast<long long>(limit)));
+      continue;
+    } else {
+      const size_t body = ids->size() - 1, step = static_cast<size_t>(limit - 1);  // ids end with </s>
+      for (size_t start = 0; start < body; start += step) {
+        std::vector<int64_t> chunk(ids->begin() + start, ids->begin() + std::min(body, start + step));
+        chunk.push_back(eos);
+        pieces.push_back({i, std::move(chunk), {}, {}});
+      }
+    }
     Translation translation;
     translation.source_ids = std::move(ids.value());
     results.emplace_back(std::move(translation));
-    valid.push_back(i);
   }
   // Batches of similar lengths waste less on padding; results keep the input order.
-  std::stable_sort(valid.begin(), valid.end(), [&](size_t a, size_t b) {
-    return results[a]->source_ids.size() < results[b]->source_ids.size();
-  });
-  for (size_t start = 0; start < valid.size(); start += per_batch) {
-    size_t end = std::min(valid.size(), start + static_cast<size_t>(per_batch));
+  std::vector<size_t> order(pieces.size());
+  for (size_t p = 0; p < order.size(); ++p) order[p] = p;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return pieces[a].ids.size() < pieces[b].ids.size(); });
+  for (size_t start = 0; start < order.size(); start += per_batch) {
+    const size_t end = std::min(order.size(), start + static_cast<size_t>(per_batch));
     std::vector<std::vector<int64_t>> sources;
-    for (size_t v = start; v < end; ++v) sources.push_back(results[valid[v]]->source_ids);
+    for (size_t o = start; o < end; ++o) sources.push_back(pieces[order[o]].ids);
     auto generated = Generate(sources, options);
     if (!generated.ok()) return generated.status();
-    for (size_t v = start; v < end; ++v) {
-      Translation& translation = results[valid[v]].value();
-      translation.ids = std::move(generated->at(v - start));
-      auto text = tokenizer_->Decode(translation.ids);
+    for (size_t o = start; o < end; ++o) {
+      Piece& piece = pieces[order[o]];
+      piece.generated = std::move(generated->at(o - start));
+      auto text = tokenizer_->Decode(piece.generated);
       if (!text.ok()) return text.status();
-      translation.text = std::move(text.value());
+      piece.translated = std::move(text.value());
     }
+  }
+  for (Piece& piece : pieces) {  // in input order
+    Translation& translation = results[piece.text].value();
+    translation.ids.insert(translation.ids.end(), piece.generated.begin(), piece.generated.end());
+    translation.text += piece.translated;
   }
   return results;
 }

@@ -5,11 +5,15 @@
 //   auto results = translator.value()->Translate({"Hello world."}, {});
 //
 // Sentences are translated in batches of similar length (padded to the longest), in
-// greedy or beam search
-// as the options or the model's generation settings say. An empty sentence, invalid
-// UTF-8, or a sentence longer than the model's max_source_length (split it first) gets
-// its own error; the others are still translated. The model side (ids in, ids out) is
-// a TranslationModel (translation_model.h); this adds the text. Not thread-safe.
+// greedy or beam search as the options or the model's generation settings say. A
+// sentence longer than the model's max_source_length is translated in pieces of
+// max_source_length - 1 tokens, each with its own </s>, and the pieces' translations
+// are joined with nothing between them: what bergamot-translator does with
+// max-length-break (so a word cut at a piece boundary comes out joined to the next
+// one, as there). An empty sentence or invalid UTF-8 gets its own error; the others
+// are still translated. The model side (ids in, ids out) is a TranslationModel
+// (translation_model.h); this adds the text. Not thread-safe. Paragraphs and
+// documents: split them first (sentence_splitter.h).
 #ifndef PTEFORGE_CC_TRANSLATE_TRANSLATOR_H_
 #define PTEFORGE_CC_TRANSLATE_TRANSLATOR_H_
 
