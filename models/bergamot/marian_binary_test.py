@@ -63,6 +63,12 @@ def test_dequantizes_and_transposes(tmp_path):
     np.testing.assert_allclose(model.tensors["Wemb"], embedding, atol=1 / 127)
     assert list(model.tensors) == ["Wemb", "layer_W", "layer_b"]
     assert model.config_yml == "dim-emb: 2"
+    # The stored int8 values and scale, in the same orientation: values / scale is
+    # exactly the float32 tensor (what the int8 .pte's embedding relies on).
+    assert list(model.int8) == ["Wemb", "layer_W"]
+    for name, (values, scale) in model.int8.items():
+        assert values.dtype == np.int8 and scale.dtype == np.float32
+        np.testing.assert_array_equal(values.astype(np.float32) / scale, model.tensors[name])
 
 
 def test_truncated_file(tmp_path):

@@ -66,6 +66,25 @@ def test_a_padded_batch_equals_each_sentence_alone(setup):
     assert _greedy(module, shortlist, SOURCES) == [reference.translate_ids(s) for s in SOURCES]
 
 
+def test_the_int8_embedding_gives_the_same_numbers(setup):
+    # Wemb as the file stores it (int8 values, one scale), dequantized per gathered row:
+    # a quarter of the size and the same float32 logits as the float32 table.
+    module, _, shortlist = setup
+    files = package.find("enpt")
+    int8 = StatefulBergamot(read_model(files.model), max_rows=8, max_source=32, max_target=81,
+                            int8_embedding=True).eval()
+    assert int8.embedding_int8.dtype == torch.int8 and not hasattr(int8, "embedding")
+    source = torch.tensor([SOURCES[1]])
+    candidates = torch.tensor(shortlist.candidates(SOURCES[1]))
+    with torch.no_grad():
+        outputs = []
+        for m in (module, int8):
+            m.encode(source, torch.ones_like(source), torch.tensor([0]))
+            m.decode_step(torch.tensor([[EOS]]), torch.ones_like(source), candidates)
+            outputs.append(m.decode_step(torch.tensor([[529]]), torch.ones_like(source), candidates))
+    assert torch.equal(outputs[0], outputs[1])
+
+
 def test_encode_resets_the_state(setup):
     module, _, shortlist = setup
     first = _greedy(module, shortlist, [SOURCES[0]])

