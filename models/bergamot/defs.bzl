@@ -1,9 +1,9 @@
 """bergamot_pte: a Bergamot tiny model exported to a .pte.
 
 One definition for //models:bergamot_{enpt,pten}_pte and the benchmark's int8 variants,
-so that every variant has the same limits (8 rows, 128 source tokens, XNNPACK) and
-compares like with like; the microcontroller variant (portable kernels, smaller limits)
-says what it changes.
+so that every variant has the same limits (128 source tokens, XNNPACK; 8 rows unless it
+says otherwise) and compares like with like; the microcontroller variant (portable
+kernels, smaller limits) says what it changes.
 """
 
 load("//python/pteforge:defs.bzl", "pte_export")
