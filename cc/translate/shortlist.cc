@@ -54,7 +54,7 @@ StatusOr<Shortlist> Shortlist::Parse(const std::string& bytes, int64_t target_vo
     shortlist.ids_[i] = Little<uint32_t>(bytes, base + 4 * i);
     if (shortlist.ids_[i] >= target_vocab_size) {
       return Failure(Error::InvalidProgram, "the shortlist's target id %u is outside the vocabulary of %lld",
-                     shortlist.ids_[i], static_cast<long long>(target_vocab_size));
+                     static_cast<unsigned>(shortlist.ids_[i]), static_cast<long long>(target_vocab_size));
     }
   }
   return shortlist;

@@ -83,7 +83,10 @@ def test_the_int8_embedding_gives_the_same_logits(setup):
             m.encode(source, torch.ones_like(source), torch.tensor([0]))
             m.decode_step(torch.tensor([[EOS]]), torch.ones_like(source), candidates)
             outputs.append(m.decode_step(torch.tensor([[529]]), torch.ones_like(source), candidates))
-    torch.testing.assert_close(outputs[1], outputs[0], rtol=1e-5, atol=1e-5)
+    # One float32 rounding per embedding value, carried through 6 decoder layers: logits of
+    # magnitude ~10 differ by a few ulps (1.5e-5 seen), and every row keeps its argmax.
+    torch.testing.assert_close(outputs[1], outputs[0], rtol=1e-4, atol=1e-4)
+    assert torch.equal(outputs[1].argmax(-1), outputs[0].argmax(-1))
 
 
 def test_encode_resets_the_state(setup):
