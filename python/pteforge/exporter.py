@@ -26,6 +26,7 @@ from pteforge import failures, lowering, metadata, plan, random_calls as random_
 from pteforge.capture import CapturedMethod, capture
 from pteforge.conformance import ConformanceResult, check_conformance
 from pteforge.errors import ExportError
+from pteforge.parallel_lowering import export_jobs
 from pteforge.program import PteProgram
 from pteforge.progress import StageTimer
 from pteforge.replay import ReplayRecorder
@@ -278,7 +279,7 @@ class MultiMethodExporter:
         state_names = [buffer.name for buffer in state]
         with timer.stage(f"to_edge and lowering ({backend})"):
             try:
-                edge = lowering.to_edge_and_lower(programs, constants, backend, state_names)
+                edge = lowering.to_edge_and_lower(programs, constants, backend, state_names, export_jobs())
             except Exception as error:
                 raise failures.blame_method(
                     f"lowering to ExecuTorch ({backend})", error, programs,

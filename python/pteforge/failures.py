@@ -56,7 +56,7 @@ def blame_method(stage: str, error: BaseException, methods: Iterable[str],
     failure; without one, explains `error` as a failure of the methods together."""
     if isinstance(error, ExportError):
         return error
-    _log.info("pteforge: %s failed; retrying one method at a time to find the cause", stage)
+    _log.info("%s failed; retrying one method at a time to find the cause", stage)
     for method in methods:
         try:
             run_alone(method)

@@ -15,18 +15,23 @@ from __future__ import annotations
 from typing import Any, Collection, Mapping
 
 from executorch.exir import (
+    EdgeCompileConfig,
     EdgeProgramManager,
     ExecutorchBackendConfig,
     ExecutorchProgramManager,
     to_edge_transform_and_lower,
 )
 from executorch.exir.passes import MemoryPlanningPass
+from executorch.exir.tensor import TensorSpec
+import torch
 from torch.export import ExportedProgram
+import torch.utils._pytree as pytree
 
 from pteforge import failures
 from pteforge.errors import ExportError
 from pteforge.fold import fold_constants
 from pteforge.inplace_state import update_state_in_place
+from pteforge.parallel_lowering import lower_methods
 from pteforge.state_sources import copy_state_sources
 from pteforge.spec import Backend
 
@@ -47,16 +52,25 @@ def to_edge_and_lower(
     constants: Mapping[str, Any],
     backend: Backend,
     state: Collection[str],
+    jobs: int = 1,
 ) -> EdgeProgramManager:
-    """Converts every method to edge dialect and delegates what `backend` takes.
+    """Converts every method to edge dialect and delegates what `backend` takes, the
+    methods split over up to `jobs` processes (parallel_lowering.py).
 
     Raises:
       ExportError: a delegate still owns a state buffer as constant data.
     """
-    edge = to_edge_transform_and_lower(
-        dict(programs),
-        partitioner=_partitioners(backend, state),
+
+    def lower(group: Mapping[str, ExportedProgram]) -> dict[str, ExportedProgram]:
+        edge = to_edge_transform_and_lower(dict(group), partitioner=_partitioners(backend, state))
+        return {name: edge.exported_program(name) for name in group}
+
+    edge = EdgeProgramManager(
+        lower_methods(programs, lower, jobs),
         constant_methods=dict(constants) or None,
+        # As EdgeProgramManager.to_backend builds its result: delegated programs are
+        # no longer pure edge dialect (the lowering checked them before delegation).
+        compile_config=EdgeCompileConfig(_check_ir_validity=False),
     )
     check_no_delegate_owns_state(edge, programs.keys(), state)
     if backend == "portable":
@@ -92,6 +106,23 @@ def check_no_delegate_owns_state(
                 )
 
 
+class _MemoryPlanning(MemoryPlanningPass):
+    """ExecuTorch's memory planning, after clearing requires_grad in every value's spec.
+
+    The runtime ignores the flag; the .pte would record for each value whether it was
+    traced from a parameter, which a method lowered in another process
+    (parallel_lowering.py) no longer knows. Cleared, the file is the same bytes however
+    many processes lowered it.
+    """
+
+    def run(self, graph_module: torch.fx.GraphModule, graph_signature: Any = None) -> Any:
+        for node in graph_module.graph.nodes:
+            for spec in pytree.tree_leaves(node.meta.get("spec")):
+                if isinstance(spec, TensorSpec):
+                    spec.requires_grad = False
+        return super().run(graph_module, graph_signature)
+
+
 def plan_and_emit(edge: EdgeProgramManager) -> ExecutorchProgramManager:
     """Plans memory (state shared across methods by name) and serializes the program."""
     for method in edge.methods:
@@ -102,7 +133,7 @@ def plan_and_emit(edge: EdgeProgramManager) -> ExecutorchProgramManager:
             raise failures.explain("preparing the state updates", error, method=method) from error
     return edge.to_executorch(
         ExecutorchBackendConfig(
-            memory_planning_pass=MemoryPlanningPass(share_mutable_buffers=True),
+            memory_planning_pass=_MemoryPlanning(share_mutable_buffers=True),
             # The names are how pteforge (and the C++ Session) find each state buffer.
             emit_mutable_buffer_names=True,
         )
