@@ -120,8 +120,11 @@ def lower_methods(programs: Mapping[str, ExportedProgram], lower_group: LowerGro
 
 
 class _Child:
-    def __init__(self, pid: int, group: list[str], path: str):
-        self.pid, self.group, self.path, self.status = pid, group, path, None
+    """A forked process lowering `group` into `path`; pid None if it could not be started."""
+
+    def __init__(self, pid: int | None, group: list[str], path: str):
+        self.pid, self.group, self.path = pid, group, path
+        self.status = None if pid else -1
 
     def wait(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -136,7 +139,7 @@ class _Child:
         return True
 
     def stop(self) -> None:
-        if self.status is None:
+        if self.status is None and self.pid:
             try:
                 os.kill(self.pid, signal.SIGKILL)
                 _, self.status = os.waitpid(self.pid, 0)
@@ -149,7 +152,11 @@ def _fork_child(group: list[str], programs: Mapping[str, ExportedProgram], lower
     # Unflushed output would be written twice, once by each process.
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError as error:  # no process to be had: the group is lowered here
+        _log.info("could not start a process to lower %s (%s); lowering it here", ", ".join(group), error)
+        return _Child(None, group, path)
     if pid:
         return _Child(pid, group, path)
     code = 1
@@ -163,7 +170,8 @@ def _fork_child(group: list[str], programs: Mapping[str, ExportedProgram], lower
         os.rename(path + ".part", path)
         code = 0
     except BaseException:  # noqa: BLE001 (reported; the parent lowers the group again)
-        _log.info("lowering %s in a child process failed:\n%s", ", ".join(group), traceback.format_exc())
+        # Debug only: the parent lowers the group again and reports a real error itself.
+        _log.debug("lowering %s in a child process failed:\n%s", ", ".join(group), traceback.format_exc())
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -178,16 +186,16 @@ def _collect(child: _Child, timeout: float) -> dict[str, ExportedProgram] | None
         child.stop()
         return None
     if not (os.WIFEXITED(child.status) and os.WEXITSTATUS(child.status) == 0 and os.path.exists(child.path)):
-        _log.info("the child process lowering %s failed (status %s); lowering it here",
-                  ", ".join(child.group), child.status)
+        ended = f"exit code {os.waitstatus_to_exitcode(child.status)}" if child.status >= 0 else "not started"
+        _log.info("the child process lowering %s failed (%s); lowering it here", ", ".join(child.group), ended)
         return None
     try:
         with open(child.path, "rb") as data:
             serialized = pickle.load(data)
         return {name: _deserialize(serialized[name]) for name in child.group}
-    except Exception:  # noqa: BLE001 (the serial path below raises any real error)
-        _log.info("reading back %s failed; lowering it here:\n%s", ", ".join(child.group),
-                  traceback.format_exc())
+    except Exception as error:  # noqa: BLE001 (the serial path below raises any real error)
+        _log.info("reading back %s failed (%s); lowering it here", ", ".join(child.group), error)
+        _log.debug("%s", traceback.format_exc())
         return None
 
 
