@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cc/cli/executorch_log.h"
 #include "cc/cli/flags.h"
 #include "cc/translate/translator.h"
 
@@ -86,6 +87,7 @@ int Main(int argc, char** argv) {
                  argv[0], flags.Help().c_str());
     return 2;
   }
+  RouteExecutorchLog(/*verbose=*/false);  // only ExecuTorch's errors, as the tools show them
   char* end = nullptr;
   const double min_match = std::strtod(flags.Get("min_match").c_str(), &end);
   if (end == nullptr || *end != '\0' || min_match < 0 || min_match > 100) {
