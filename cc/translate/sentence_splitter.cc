@@ -1,6 +1,5 @@
 #include "cc/translate/sentence_splitter.h"
 
-#include <cctype>
 #include <cstdint>
 
 namespace pteforge {
@@ -41,6 +40,8 @@ uint32_t CodePoint(const std::string& text, size_t i, size_t* length) {
 // opening punctuation ends the sentence too.
 
 bool IsAsciiSpace(uint32_t cp) { return cp == ' ' || (cp >= '\t' && cp <= '\r'); }
+bool IsAsciiSpaceAt(const std::string& text, size_t k) { return IsAsciiSpace(static_cast<unsigned char>(text[k])); }
+bool IsDigitAt(const std::string& text, size_t k) { return text[k] >= '0' && text[k] <= '9'; }
 // Unicode space separators (Zs) other than the ASCII space.
 bool IsSpaceSeparator(uint32_t cp) {
   return cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F || cp == 0x205F || cp == 0x3000;
@@ -116,10 +117,10 @@ bool IsInitialPunctuation(uint32_t cp) {
 
 // A footnote mark after the punctuation: "[" digits (with commas and spaces) "]".
 size_t FootnoteEnd(const std::string& text, size_t i, size_t end) {
-  if (i >= end || text[i] != '[' || i + 2 >= end || !isdigit(static_cast<unsigned char>(text[i + 1]))) return i;
+  if (i + 2 >= end || text[i] != '[' || !IsDigitAt(text, i + 1)) return i;
   size_t k = i + 1;
-  while (k < end && (isdigit(static_cast<unsigned char>(text[k])) || text[k] == ',' || IsAsciiSpace(static_cast<unsigned char>(text[k])))) ++k;
-  if (k < end && text[k] == ']' && isdigit(static_cast<unsigned char>(text[k - 1]))) return k + 1;
+  while (k < end && (IsDigitAt(text, k) || text[k] == ',' || IsAsciiSpaceAt(text, k))) ++k;
+  if (k < end && text[k] == ']' && IsDigitAt(text, k - 1)) return k + 1;
   return i;
 }
 
@@ -142,16 +143,18 @@ size_t SentenceEnd(const std::string& text, size_t begin, size_t end) {
     after = FootnoteEnd(text, after, end);
     while (after < end && IsClosing(at(after))) after += length;
     size_t next = after;
-    while (next < end && IsAsciiSpace(static_cast<unsigned char>(text[next]))) ++next;
+    while (next < end && IsAsciiSpaceAt(text, next)) ++next;
     if (next == after) {  // no whitespace: "3.5", "a.b"
       i = after;
       continue;
     }
     while (next < end && IsInitialPunctuation(at(next))) next += length;
-    while (next < end && IsAsciiSpace(static_cast<unsigned char>(text[next]))) ++next;
+    while (next < end && IsAsciiSpaceAt(text, next)) ++next;
+    // `next` is past all whitespace here: a symbol, more punctuation, the run of
+    // letters and digits, or nothing follows.
+    const uint32_t cp = next < end ? at(next) : 0;
+    const bool run = next < end && !IsSymbol(cp) && !IsInitialPunctuation(cp);
     const unsigned char first = next < end ? static_cast<unsigned char>(text[next]) : 0;
-    const bool run = next < end && !IsSymbol(at(next)) && !IsInitialPunctuation(at(next)) &&
-                     !IsAsciiSpace(first);
     const bool lowercase = run && ((first >= 'a' && first <= 'z') || first >= 0xDF);
     // ssplit's one exception when no letter or digit follows: "[...]".
     const bool bracketed_ellipsis = !run && punct_end - punct == 3 && text.compare(punct, 3, "...") == 0 &&
@@ -177,15 +180,16 @@ SplitText SplitSentences(const std::string& text) {
       // A sentence starts after any whitespace, the no-break and other Unicode spaces
       // included (as the engine trims them; they end no sentence, though).
       size_t length;
-      while (i < line_end && (IsAsciiSpace(static_cast<unsigned char>(text[i])) || IsSpaceSeparator(CodePoint(text, i, &length)))) {
-        const size_t n = IsAsciiSpace(static_cast<unsigned char>(text[i])) ? 1 : length;
-        gap.append(text, i, n);
-        i += n;
+      while (i < line_end) {
+        const uint32_t cp = CodePoint(text, i, &length);
+        if (!IsAsciiSpace(cp) && !IsSpaceSeparator(cp)) break;
+        gap.append(text, i, length);
+        i += length;
       }
       if (i == line_end) break;
       const size_t sentence_end = SentenceEnd(text, i, line_end);
       size_t trimmed = sentence_end;
-      while (trimmed > i && IsAsciiSpace(static_cast<unsigned char>(text[trimmed - 1]))) --trimmed;
+      while (trimmed > i && IsAsciiSpaceAt(text, trimmed - 1)) --trimmed;
       split.gaps.push_back(gap);
       split.sentences.push_back(text.substr(i, trimmed - i));
       gap = text.substr(trimmed, sentence_end - trimmed);
