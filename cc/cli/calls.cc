@@ -144,23 +144,9 @@ class Parser {
     for (int64_t i = 0; i < numel; ++i) {
       double x = word == "ones" ? 1.0 : word == "arange" ? static_cast<double>(i)
                  : word == "full" ? fill : word == "values" ? values[i] : 0.0;
-      Store(&tensor, i, x);
+      tensor.Set(i, x);
     }
     return Value(std::move(tensor));
-  }
-
-  static void Store(HostTensor* tensor, int64_t i, double x) {
-    switch (tensor->dtype) {
-      case ScalarType::Float: tensor->mutable_data<float>()[i] = static_cast<float>(x); break;
-      case ScalarType::Double: tensor->mutable_data<double>()[i] = x; break;
-      case ScalarType::Long: tensor->mutable_data<int64_t>()[i] = static_cast<int64_t>(x); break;
-      case ScalarType::Int: tensor->mutable_data<int32_t>()[i] = static_cast<int32_t>(x); break;
-      case ScalarType::Short: tensor->mutable_data<int16_t>()[i] = static_cast<int16_t>(x); break;
-      case ScalarType::Char: tensor->mutable_data<int8_t>()[i] = static_cast<int8_t>(x); break;
-      case ScalarType::Byte: tensor->mutable_data<uint8_t>()[i] = static_cast<uint8_t>(x); break;
-      case ScalarType::Bool: tensor->mutable_data<bool>()[i] = x != 0; break;
-      default: break;
-    }
   }
 
   const std::string& text_;
@@ -192,7 +178,10 @@ std::string ValueLiteral(const Value& value) {
     shape += "]";
     std::string dtype = tensor->dtype == ScalarType::Float ? "" : std::string(":") + DTypeName(tensor->dtype);
     if (tensor->numel() == 0) return "zeros" + shape + dtype;
-    const char* format = tensor->dtype == ScalarType::Float ? "%.9g" : tensor->dtype == ScalarType::Double ? "%.17g" : "%.0f";
+    const bool half = tensor->dtype == ScalarType::Half || tensor->dtype == ScalarType::BFloat16;
+    const char* format = tensor->dtype == ScalarType::Float || half ? "%.9g"
+                         : tensor->dtype == ScalarType::Double   ? "%.17g"
+                                                                 : "%.0f";
     std::string text = "values(";
     for (int64_t i = 0; i < tensor->numel(); ++i) text += (i ? "," : "") + Number(tensor->Get(i), format);
     return text + ")" + shape + dtype;

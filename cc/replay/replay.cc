@@ -69,18 +69,19 @@ StatusOr<Replay> ParseReplay(const std::string& text) {
     } else if (keyword == "call") {
       auto call = ParseCall(rest);
       if (!call.ok()) return fail(call.status().message());
-      replay.calls.push_back(ReplayCall{std::move(call.value()), {}, {}});
-    } else if (keyword == "output") {
-      if (replay.calls.empty()) return fail("an output before any call");
+      replay.calls.push_back(ReplayCall{std::move(call.value()), {}, {}, {}});
+    } else if (keyword == "output" || keyword == "written") {
+      if (replay.calls.empty()) return fail("'" + keyword + "' before any call");
       auto [index_text, literal] = Split(rest);
       char* end_index = nullptr;
       long index = std::strtol(index_text.c_str(), &end_index, 10);
-      if (index_text.empty() || *end_index != '\0' || index < 0) return fail("expected 'output <index> <value>'");
+      if (index_text.empty() || *end_index != '\0' || index < 0) return fail("expected '" + keyword + " <index> <value>'");
       auto value = ParseValue(literal);
-      if (!value.ok()) return fail("output " + index_text + ": " + value.status().message());
-      replay.calls.back().outputs.emplace_back(static_cast<size_t>(index), std::move(value.value()));
+      if (!value.ok()) return fail(keyword + " " + index_text + ": " + value.status().message());
+      auto& list = keyword == "output" ? replay.calls.back().outputs : replay.calls.back().written;
+      list.emplace_back(static_cast<size_t>(index), std::move(value.value()));
     } else {
-      return fail("unknown line '" + keyword + "' (expected program, tolerance, state, call or output)");
+      return fail("unknown line '" + keyword + "' (expected program, tolerance, state, call, output or written)");
     }
   }
   if (!header) return Failure(Error::InvalidArgument, "the replay record is empty");
@@ -158,11 +159,24 @@ StatusOr<ReplayResult> RunReplay(Session& session, const Replay& replay, const R
   for (const ReplayCall& step : replay.calls) {
     ++result.calls;
     std::string label = "call " + std::to_string(result.calls) + " (" + step.call.method + ")";
-    auto outputs = session.Execute(step.call.method, step.call.args);
+    Call call = step.call;  // its inputs as the method leaves them
+    auto outputs = session.ExecuteInPlace(call.method, &call.args);
     if (!outputs.ok()) {
       return Failure(outputs.status().code(), "%s: %s", label.c_str(), outputs.status().message().c_str());
     }
-    if (observe) observe(result.calls, step.call, outputs.value());
+    if (observe) observe(result.calls, call, outputs.value());
+    for (const auto& [index, want] : step.written) {
+      if (index >= call.args.size()) {
+        return Failure(Error::InvalidArgument, "%s: eager PyTorch wrote input %zu, the call has %zu inputs",
+                       label.c_str(), index, call.args.size());
+      }
+      Status same = CompareValue(want, call.args[index], replay.atol, replay.rtol, &result.max_abs_error);
+      ++result.values_compared;
+      if (!same.ok()) {
+        return Failure(Error::InvalidArgument, "%s: input %zu as the method left it differs from eager PyTorch: %s",
+                       label.c_str(), index, same.message().c_str());
+      }
+    }
     for (const auto& [index, want] : step.outputs) {
       if (index >= outputs->size()) {
         return Failure(Error::InvalidArgument, "%s: eager PyTorch returned output %zu, the program only %zu outputs",
@@ -187,9 +201,14 @@ StatusOr<ReplayResult> RunReplay(Session& session, const Replay& replay, const R
 Status ReplayAndPrint(Session& session, const std::string& text, bool print_outputs) {
   auto replay = ParseReplay(text);
   if (!replay.ok()) return replay.status();
-  ReplayObserver print = [](size_t index, const Call& call, const std::vector<Value>& outputs) {
+  ReplayObserver print = [&session](size_t index, const Call& call, const std::vector<Value>& outputs) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       std::printf("[%zu] %s output %zu = %s\n", index, call.method.c_str(), i, ValueLiteral(outputs[i]).c_str());
+    }
+    auto signature = session.Signature(call.method);
+    for (size_t input : signature.ok() ? signature->written_inputs : std::vector<size_t>()) {
+      std::printf("[%zu] %s written input %zu = %s\n", index, call.method.c_str(), input,
+                  ValueLiteral(call.args[input]).c_str());
     }
   };
   auto result = RunReplay(session, replay.value(), print_outputs ? print : ReplayObserver());

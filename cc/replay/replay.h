@@ -3,9 +3,9 @@
 // The exporter can keep the call sequence its conformance check ran and everything
 // eager PyTorch gave, as text (python/pteforge/replay.py: `pte_export(replay = True)`
 // writes <name>.replay.txt). RunReplay makes the same calls through a Session on this
-// target and compares every output and every state buffer after every call with eager
-// PyTorch's values, within the export's tolerance; then it runs reset_state and
-// requires the initial state again.
+// target and compares every output, every input the method writes in place and every
+// state buffer after every call with eager PyTorch's values, within the export's
+// tolerance; then it runs reset_state and requires the initial state again.
 //
 // Nothing here depends on the platform: the same code runs on Linux and on a
 // microcontroller (where the record is embedded in the image, cc/embedded).
@@ -26,6 +26,7 @@ namespace pteforge {
 struct ReplayCall {
   Call call;
   std::vector<std::pair<size_t, Value>> outputs;            // index, eager value
+  std::vector<std::pair<size_t, Value>> written;            // input index, eager's value after the call
   std::vector<std::pair<std::string, Value>> state_after;   // buffer, eager value
 };
 
@@ -46,7 +47,8 @@ struct ReplayResult {
   double max_abs_error = 0;  // over floating-point values
 };
 
-// Called with each call's index (from 1), the call, and the outputs the Session gave.
+// Called with each call's index (from 1), the call with its inputs as the method left
+// them, and the outputs the Session gave.
 using ReplayObserver = std::function<void(size_t, const Call&, const std::vector<Value>&)>;
 
 // Runs the record's calls on `session` and compares; the first difference beyond the
@@ -55,8 +57,9 @@ StatusOr<ReplayResult> RunReplay(Session& session, const Replay& replay, const R
 
 // What the replay programs do (cc/tools/pte_replay on Linux, cc/embedded on a
 // microcontroller): parses and replays `text`, printing one summary line to stdout,
-// and with `print_outputs` every call's outputs as exact literals first ("[i] method
-// output k = values(...)[...]"), so two runtimes can be compared byte for byte.
+// and with `print_outputs` every call's outputs and written inputs as exact literals
+// first ("[i] method output k = values(...)[...]", "[i] method written input k = ..."),
+// so two runtimes can be compared byte for byte.
 Status ReplayAndPrint(Session& session, const std::string& text, bool print_outputs);
 
 // Whether `got` equals `want` within the tolerance (|got - want| <= atol + rtol |want|

@@ -5,7 +5,9 @@
 namespace pteforge {
 namespace {
 
-constexpr std::string_view kHeader = "pteforge-metadata 1";
+// Format 2 adds `writes` lines; format 1 programs (none) are still read.
+constexpr std::string_view kHeader = "pteforge-metadata 2";
+constexpr std::string_view kHeaderFormat1 = "pteforge-metadata 1";
 
 // Splits as std::getline with `separator` would, without iostreams (whose locale
 // machinery is most of a microcontroller image's library code): "" gives nothing and a
@@ -54,9 +56,9 @@ bool ParseShape(const std::string& text, std::vector<int64_t>* min_sizes, std::v
 StatusOr<Metadata> ParseMetadata(std::string_view text) {
   std::vector<std::string> lines = Split(text, '\n');
   std::string line = lines.empty() ? "" : lines[0];
-  if (line != kHeader) {
+  if (line != kHeader && line != kHeaderFormat1) {
     return Failure(Error::NotSupported,
-                   "the program's metadata is not pteforge metadata format 1 (first line '%s'); "
+                   "the program's metadata is not pteforge metadata format 1 or 2 (first line '%s'); "
                    "re-export the model with this pteforge version",
                    line.c_str());
   }
@@ -90,6 +92,10 @@ StatusOr<Metadata> ParseMetadata(std::string_view text) {
            ParseShape(fields[4], &entry.min_sizes, &entry.max_sizes, /*allow_bounds=*/true);
       entry.index = static_cast<size_t>(index);
       if (ok) metadata.inputs.push_back(std::move(entry));
+    } else if (fields.size() == 3 && kind == "writes") {
+      int64_t index;
+      ok = ParseSize(fields[2], &index);
+      if (ok) metadata.writes.push_back(WrittenInput{fields[1], static_cast<size_t>(index)});
     } else {
       ok = false;
     }
@@ -99,6 +105,14 @@ StatusOr<Metadata> ParseMetadata(std::string_view text) {
     }
   }
   return metadata;
+}
+
+std::vector<size_t> Metadata::WrittenInputs(const std::string& method) const {
+  std::vector<size_t> written;
+  for (const auto& entry : writes) {
+    if (entry.method == method) written.push_back(entry.index);
+  }
+  return written;
 }
 
 const InputEntry* Metadata::FindInput(const std::string& method, size_t index) const {

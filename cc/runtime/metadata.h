@@ -1,6 +1,7 @@
 // The metadata a pteforge .pte carries in its `pteforge_metadata` constant method:
-// the user's methods and constants, the generated state methods, and the state buffers
-// in get_state order. The format is defined in python/pteforge/metadata.py.
+// the user's methods and constants, the generated state methods, the state buffers
+// in get_state order, and the inputs each method writes in place. The format is
+// defined in python/pteforge/metadata.py.
 #ifndef PTEFORGE_CC_RUNTIME_METADATA_H_
 #define PTEFORGE_CC_RUNTIME_METADATA_H_
 
@@ -32,6 +33,13 @@ struct InputEntry {
   std::vector<int64_t> max_sizes;
 };
 
+// An input a method writes in place (as eager PyTorch writes the caller's tensor): its
+// final value is an extra output after the method's own, in the order of these entries.
+struct WrittenInput {
+  std::string method;
+  size_t index = 0;
+};
+
 struct Metadata {
   std::vector<std::string> methods;    // user entry points, registration order
   std::vector<std::string> constants;  // user constant methods
@@ -39,7 +47,10 @@ struct Metadata {
   std::string get_state;               // empty without state
   std::vector<StateEntry> state;       // get_state order
   std::vector<InputEntry> inputs;      // tensor inputs of user methods
+  std::vector<WrittenInput> writes;    // inputs written in place, output order per method
 
+  // The inputs `method` writes, in the order their values follow its own outputs.
+  std::vector<size_t> WrittenInputs(const std::string& method) const;
   // The entry for `method`'s input `index`, or null.
   const InputEntry* FindInput(const std::string& method, size_t index) const;
 };

@@ -82,6 +82,8 @@ struct LoadedMethod {
   std::unique_ptr<MemoryManager> memory_manager;
   std::unique_ptr<Method> method;
   size_t work_bytes = 0;
+  // Inputs the method writes in place; their final values are its last outputs.
+  std::vector<size_t> written_inputs;
 };
 
 }  // namespace
@@ -228,7 +230,7 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
 
   // pteforge metadata: entry points, constants and state; otherwise every method.
   if (impl_->Find(kMetadataMethod) != nullptr) {
-    auto outputs = ExecuteLocked(kMetadataMethod, {});
+    auto outputs = ExecuteLocked(kMetadataMethod, {}, nullptr);
     if (!outputs.ok()) return outputs.status();
     const auto* text = outputs->size() == 1 ? std::get_if<std::string>(&(*outputs)[0]) : nullptr;
     if (text == nullptr) return Failure(Error::InvalidProgram, "the program's %s is not text", kMetadataMethod);
@@ -241,6 +243,15 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
       if (impl_->Find(name) == nullptr) {
         return Failure(Error::InvalidProgram, "the metadata lists method '%s', which the program lacks", name.c_str());
       }
+    }
+    for (const auto& written : metadata_.writes) {
+      LoadedMethod* loaded = impl_->Find(written.method);
+      const size_t inputs = loaded ? loaded->method->inputs_size() : 0;
+      if (loaded == nullptr || written.index >= inputs || loaded->method->outputs_size() <= loaded->written_inputs.size()) {
+        return Failure(Error::InvalidProgram, "the metadata says method '%s' writes its input %zu, which it lacks",
+                       written.method.c_str(), written.index);
+      }
+      loaded->written_inputs.push_back(written.index);
     }
     PTEFORGE_RETURN_IF_ERROR(ResetStateLocked());
     PTEFORGE_RETURN_IF_ERROR(LocateState());
@@ -299,7 +310,11 @@ StatusOr<MethodSignature> Session::Signature(const std::string& method) const {
   MethodSignature signature;
   signature.name = method;
   signature.planned_work_bytes = loaded->work_bytes;
-  for (size_t i = 0; i < meta.num_inputs() + meta.num_outputs(); ++i) {
+  signature.written_inputs = loaded->written_inputs;
+  // The values of written inputs follow the method's own outputs (Load checked there
+  // are more outputs than written inputs).
+  const size_t own_outputs = meta.num_outputs() - loaded->written_inputs.size();
+  for (size_t i = 0; i < meta.num_inputs() + own_outputs; ++i) {
     bool input = i < meta.num_inputs();
     size_t index = input ? i : i - meta.num_inputs();
     ValueSpec spec;
@@ -407,14 +422,45 @@ StatusOr<Value> CopyOut(const std::string& method, size_t index, const EValue& v
                  TagName(value.tag));
 }
 
+// Copies a written input's final value (output `index` of `method`) into the caller's
+// tensor, which must keep its dtype and sizes (an in-place write never changes them).
+Status WriteBack(const std::string& method, size_t input, const EValue& value, HostTensor* tensor) {
+  if (!value.isTensor()) {
+    return Failure(Error::InvalidProgram, "method '%s': the value written into input %zu is not a tensor",
+                   method.c_str(), input);
+  }
+  const auto& written = value.toTensor();
+  if (written.scalar_type() != tensor->dtype || written.nbytes() != tensor->bytes.size() ||
+      !std::equal(written.sizes().begin(), written.sizes().end(), tensor->sizes.begin(), tensor->sizes.end())) {
+    return Failure(Error::InvalidProgram, "method '%s': the value written into input %zu is not %s", method.c_str(),
+                   input, DescribeValue(Value(*tensor)).c_str());
+  }
+  if (!tensor->bytes.empty()) std::memcpy(tensor->bytes.data(), written.const_data_ptr(), tensor->bytes.size());
+  return Status();
+}
+
 }  // namespace
 
 StatusOr<std::vector<Value>> Session::Execute(const std::string& method, const std::vector<Value>& inputs) {
   std::lock_guard<PlatformMutex> lock(mutex_);
-  return ExecuteLocked(method, inputs);
+  LoadedMethod* loaded = impl_->Find(method);
+  if (loaded != nullptr && !loaded->written_inputs.empty()) {
+    return Failure(Error::InvalidArgument,
+                   "method '%s' writes its input %zu in place (as the PyTorch method writes its caller's tensor); "
+                   "call Session::ExecuteInPlace(method, &inputs) to receive the written values",
+                   method.c_str(), loaded->written_inputs[0]);
+  }
+  return ExecuteLocked(method, inputs, nullptr);
 }
 
-StatusOr<std::vector<Value>> Session::ExecuteLocked(const std::string& method, const std::vector<Value>& inputs) {
+StatusOr<std::vector<Value>> Session::ExecuteInPlace(const std::string& method, std::vector<Value>* inputs) {
+  if (inputs == nullptr) return Failure(Error::InvalidArgument, "method '%s': the inputs are null", method.c_str());
+  std::lock_guard<PlatformMutex> lock(mutex_);
+  return ExecuteLocked(method, *inputs, inputs);
+}
+
+StatusOr<std::vector<Value>> Session::ExecuteLocked(const std::string& method, const std::vector<Value>& inputs,
+                                                    std::vector<Value>* written_back) {
   LoadedMethod* loaded = impl_->Find(method);
   if (loaded == nullptr) {
     std::string known;
@@ -452,11 +498,17 @@ StatusOr<std::vector<Value>> Session::ExecuteLocked(const std::string& method, c
   }
   Error error = m.execute();
   if (error != Error::Ok) return Failure(error, "method '%s' failed while running", method.c_str());
+  const size_t own_outputs = m.outputs_size() - loaded->written_inputs.size();
   std::vector<Value> outputs;
-  for (size_t i = 0; i < m.outputs_size(); ++i) {
+  for (size_t i = 0; i < own_outputs; ++i) {
     auto value = CopyOut(method, i, m.get_output(i));
     if (!value.ok()) return value.status();
     outputs.push_back(std::move(value.value()));
+  }
+  for (size_t j = 0; j < loaded->written_inputs.size() && written_back != nullptr; ++j) {
+    const size_t input = loaded->written_inputs[j];
+    PTEFORGE_RETURN_IF_ERROR(
+        WriteBack(method, input, m.get_output(own_outputs + j), &std::get<HostTensor>((*written_back)[input])));
   }
   return outputs;
 }
@@ -505,7 +557,7 @@ Status Session::ResetState() {
 
 Status Session::ResetStateLocked() {
   if (metadata_.reset_state.empty()) return Status();
-  auto outputs = ExecuteLocked(metadata_.reset_state, {});
+  auto outputs = ExecuteLocked(metadata_.reset_state, {}, nullptr);
   return outputs.ok() ? Status() : outputs.status();
 }
 

@@ -10,6 +10,8 @@
 //     max over methods + state, where ExecuTorch's Module pays the sum;
 //   - writes the state's initial values by running the program's `reset_state`;
 //   - copies inputs in and outputs out: a returned Value never aliases runtime memory;
+//   - writes back the inputs a method writes in place (as the eager PyTorch method
+//     writes its caller's tensors): ExecuteInPlace(method, &inputs) updates them;
 //   - reads and writes state buffers by the names the exporter emitted.
 // Programs without pteforge metadata also run (every method is an entry point and
 // there is no named state).
@@ -72,7 +74,11 @@ struct ValueSpec {
 struct MethodSignature {
   std::string name;
   std::vector<ValueSpec> inputs;
-  std::vector<ValueSpec> outputs;
+  std::vector<ValueSpec> outputs;  // the method's own outputs
+  // The inputs the method writes in place, by index (e.g. `data.copy_(...)` in
+  // PyTorch): ExecuteInPlace(method, &inputs) leaves their final values in the caller's
+  // tensors. Empty for most methods.
+  std::vector<size_t> written_inputs;
   size_t planned_work_bytes = 0;  // what the method plans outside the state arena
 };
 
@@ -123,8 +129,14 @@ class Session {
   StatusOr<MethodSignature> Signature(const std::string& method) const;
 
   // Runs `method` on `inputs` (checked against the signature first: count, kind,
-  // dtype, rank and sizes) and returns copies of its outputs.
+  // dtype, rank and sizes) and returns copies of its outputs. A method that writes
+  // its inputs (MethodSignature::written_inputs) is refused here: use ExecuteInPlace,
+  // so that the written values are not silently dropped.
   StatusOr<std::vector<Value>> Execute(const std::string& method, const std::vector<Value>& inputs);
+  // The same, and the tensors among `*inputs` that the method writes in place get its
+  // final values, copied into their existing bytes (as eager PyTorch updates the
+  // caller's tensor; the dtype and sizes stay). Other inputs are not changed.
+  StatusOr<std::vector<Value>> ExecuteInPlace(const std::string& method, std::vector<Value>* inputs);
 
   // A copy of a state buffer's current value.
   StatusOr<HostTensor> ReadState(const std::string& name);
@@ -142,7 +154,10 @@ class Session {
   Status LocateState();
   Status ResetStateLocked();
   const StateBuffer* FindState(const std::string& name) const;
-  StatusOr<std::vector<Value>> ExecuteLocked(const std::string& method, const std::vector<Value>& inputs);
+  // `written_back`: where the written inputs go (the same vector as `inputs`), or null
+  // for a method that writes none.
+  StatusOr<std::vector<Value>> ExecuteLocked(const std::string& method, const std::vector<Value>& inputs,
+                                             std::vector<Value>* written_back);
 
   std::unique_ptr<Impl> impl_;
   PlatformMutex mutex_;  // serializes every call that touches program memory

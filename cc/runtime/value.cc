@@ -72,7 +72,27 @@ double HostTensor::Get(int64_t index) const {
     case ScalarType::Char: return data<int8_t>()[index];
     case ScalarType::Byte: return data<uint8_t>()[index];
     case ScalarType::Bool: return data<bool>()[index] ? 1.0 : 0.0;
-    default: return 0.0;  // half types: not printed element-wise
+    case ScalarType::Half: return static_cast<float>(data<executorch::aten::Half>()[index]);
+    case ScalarType::BFloat16: return static_cast<float>(data<executorch::aten::BFloat16>()[index]);
+    default: return 0.0;
+  }
+}
+
+void HostTensor::Set(int64_t index, double x) {
+  switch (dtype) {
+    case ScalarType::Float: mutable_data<float>()[index] = static_cast<float>(x); break;
+    case ScalarType::Double: mutable_data<double>()[index] = x; break;
+    case ScalarType::Long: mutable_data<int64_t>()[index] = static_cast<int64_t>(x); break;
+    case ScalarType::Int: mutable_data<int32_t>()[index] = static_cast<int32_t>(x); break;
+    case ScalarType::Short: mutable_data<int16_t>()[index] = static_cast<int16_t>(x); break;
+    case ScalarType::Char: mutable_data<int8_t>()[index] = static_cast<int8_t>(x); break;
+    case ScalarType::Byte: mutable_data<uint8_t>()[index] = static_cast<uint8_t>(x); break;
+    case ScalarType::Bool: mutable_data<bool>()[index] = x != 0; break;
+    case ScalarType::Half: mutable_data<executorch::aten::Half>()[index] = executorch::aten::Half(static_cast<float>(x)); break;
+    case ScalarType::BFloat16:
+      mutable_data<executorch::aten::BFloat16>()[index] = executorch::aten::BFloat16(static_cast<float>(x));
+      break;
+    default: break;
   }
 }
 

@@ -49,6 +49,9 @@ struct HostTensor {
   T* mutable_data() { return reinterpret_cast<T*>(bytes.data()); }
   // Element `index` (flat) converted to double, for printing and comparing.
   double Get(int64_t index) const;
+  // Stores `x` as element `index`, converted to the dtype (rounded to nearest for
+  // float16/bfloat16, truncated for integers).
+  void Set(int64_t index, double x);
 };
 
 // An input or output of a method.

@@ -96,7 +96,8 @@ int Main(int argc, char** argv) {
   int index = 0;
   for (const Call& call : calls.value()) {
     ++index;
-    auto outputs = session.value()->Execute(call.method, call.args);
+    std::vector<Value> args = call.args;  // the method may write some of them (printed below)
+    auto outputs = session.value()->ExecuteInPlace(call.method, &args);
     if (!outputs.ok()) {
       return Fail(Failure(outputs.status().code(), "call %d, %s: %s", index, call.text.c_str(),
                           outputs.status().message().c_str()),
@@ -105,6 +106,10 @@ int Main(int argc, char** argv) {
     std::printf("[%d] %s\n", index, call.text.c_str());
     for (size_t i = 0; i < outputs->size(); ++i) {
       std::printf("    output %zu: %s\n", i, FormatValue(outputs->at(i), max_print.value()).c_str());
+    }
+    auto signature = session.value()->Signature(call.method);
+    for (size_t input : signature.ok() ? signature->written_inputs : std::vector<size_t>()) {
+      std::printf("    input %zu (written): %s\n", input, FormatValue(args[input], max_print.value()).c_str());
     }
   }
   if (flags.IsSet("etdump")) {

@@ -6,6 +6,7 @@ Public API:
   ExportError          what went wrong, where, and how to fix it
   Tolerance, Call      conformance settings
   load                 load a pteforge .pte in ExecuTorch's Python runtime
+  set_verbose          show (True) what torch and ExecuTorch print, held back by default
 
 The names load their modules on first use, so that `import pteforge.<module>` of a light
 module (e.g. pteforge.quiet) does not import torch and executorch.
@@ -21,6 +22,7 @@ _EXPORTS = {
     "PteProgram": "pteforge.program",
     "Tolerance": "pteforge.spec",
     "load": "pteforge.runtime",
+    "set_verbose": "pteforge.quiet",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -22,7 +22,9 @@ from torch.export.graph_signature import InputKind, OutputKind
 from pteforge import failures
 from pteforge.errors import ExportError
 from pteforge.graph_repairs import expand_broadcast_copies
+from pteforge.dynamic_slices import dynamic_slices
 from pteforge.spec import clone_args
+from pteforge.written_arguments import return_written_arguments
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,12 +36,15 @@ class CapturedMethod:
       program: the torch.export result.
       reads: fully-qualified names of the buffers the method uses (read or written).
       writes: the buffers it mutates.
+      written_args: the arguments it writes in place, by index, in the order their
+        final values follow the method's own outputs (written_arguments.py).
     """
 
     name: str
     program: torch.export.ExportedProgram
     reads: frozenset[str]
     writes: frozenset[str]
+    written_args: tuple[int, ...] = ()
 
 
 def capture(
@@ -70,7 +75,8 @@ def capture(
     module.forward = types.MethodType(function, module)
     try:
         # strict=True: non-strict tracing was seen failing later in to_edge (FINDINGS.md).
-        with warnings.catch_warnings(record=True) as caught:
+        # dynamic_slices: slices of dynamic size traced so they work up to the full size.
+        with warnings.catch_warnings(record=True) as caught, dynamic_slices():
             warnings.simplefilter("always")
             program = torch.export.export(
                 module, example_args, dynamic_shapes=dynamic_shapes, strict=True
@@ -90,6 +96,7 @@ def capture(
         program = program.run_decompositions({})
     except Exception as error:
         raise failures.explain("functionalizing the traced method (run_decompositions)", error, method=name) from error
+    written_args = return_written_arguments(program, name)
     signature = program.graph_signature
     reads = {
         spec.target for spec in signature.input_specs if spec.kind == InputKind.BUFFER
@@ -106,7 +113,7 @@ def capture(
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if side_effects:
         _check_no_buffer_replaced(module, name, function, example_args, writes)
-    return CapturedMethod(name, program, frozenset(reads | writes), frozenset(writes))
+    return CapturedMethod(name, program, frozenset(reads | writes), frozenset(writes), written_args)
 
 
 def _check_argument_names(method: str, signature, buffers: set[str]) -> None:
@@ -155,6 +162,9 @@ def _check_no_buffer_replaced(module: torch.nn.Module, method: str, function: Ca
 
 _SPECIALIZED = re.compile(r"You marked (\w+) as dynamic but your code specialized it to be a constant \((\d+)\)")
 _GUARD = re.compile(r"Not all values of (\w+) = .* satisfy the generated guard (.*?)\.?$", re.MULTILINE)
+# Dynamo running an operation on fake tensors: "... with fake tensors: call_function
+# <op>(...): got RuntimeError('expand: attempting to expand ...')".
+_FAKE_TENSOR_FAILURE = re.compile(r"failed to run FX node with fake tensors:.*?got (\w+)\('(.*?)'\)", re.S)
 
 
 def _explain(method: str, error: Exception) -> ExportError:
@@ -194,10 +204,20 @@ def _explain(method: str, error: Exception) -> ExportError:
         dim, guard = match.group(1), match.group(2).strip()
         return ExportError(
             f"dynamic dimension '{dim}' cannot take every value up to its maximum: the "
-            f"traced code requires `{guard}`. This happens with a dynamic-size slice write "
-            "into a buffer up to the buffer's full size (`buffer[:, :n] = x`, FINDINGS.md). "
-            "Write with index_copy_ (buffer.index_copy_(dim, torch.arange(n), x)), which "
-            "works up to the full size, or lower the Dim's max below the buffer's size.",
+            f"traced code requires `{guard}`. A write into a view of dynamic size does this "
+            "when the view can reach the whole tensor. pteforge traces `t[a:b, c:d] = x` and "
+            "`t.narrow(...).copy_(x)` (slices of step 1, bounds >= 0) so that they work at "
+            "every size; write other views that way, or with index_copy_ "
+            "(t.index_copy_(dim, torch.arange(n), x)), or lower the Dim's max.",
+            method=method,
+        )
+    match = _FAKE_TENSOR_FAILURE.search(text)
+    if match:
+        where = _user_code_location(text)
+        return ExportError(
+            f"the method fails while tracing{f' at {where}' if where else ''}: "
+            f"{match.group(1)}: {match.group(2)}. Check that it runs in eager PyTorch with "
+            "inputs of every size its Dims allow.",
             method=method,
         )
     if "GuardOnDataDependentSymNode" in type(error).__name__ or "data dependent" in text.lower():

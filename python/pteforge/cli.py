@@ -2,7 +2,7 @@
 
     python -m pteforge.export --model=models.stateful:make_exporter --out=stateful.pte \\
         [--backend=xnnpack] [--report=stateful.report.json] [--model_args=key=value ...] \\
-        [--replay=stateful.replay.txt]
+        [--replay=stateful.replay.txt] [--verbose]
 
 The factory is a function returning a configured MultiMethodExporter; --model_args
 become its keyword arguments (as strings). Exit status: 0 on success, 1 when the export
@@ -20,7 +20,7 @@ from typing import Callable
 
 from absl import flags
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.quiet import quiet_dependencies, set_verbose
 from pteforge.spec import BACKENDS
 
 FLAGS = flags.FLAGS
@@ -32,6 +32,9 @@ flags.DEFINE_string("report", None, "Path of the report JSON (default: <out with
 flags.DEFINE_multi_string("model_args", [], "key=value keyword arguments for the factory (strings).")
 flags.DEFINE_string(
     "replay", None, "Also write the conformance replay record (calls and eager PyTorch's results) here."
+)
+flags.DEFINE_bool(
+    "verbose", False, "Also show what torch, torchao and ExecuTorch print (held back by default)."
 )
 
 
@@ -86,6 +89,7 @@ def load_factory(spec: str) -> Callable:
 
 def main(argv: list[str]) -> int:
     """Runs one export; returns the exit status."""
+    set_verbose(FLAGS.verbose)
     quiet_dependencies()  # before executorch is imported
     from pteforge.errors import ExportError
     from pteforge.exporter import MultiMethodExporter

@@ -50,6 +50,35 @@ def test_a_failed_export_exits_1_and_writes_nothing(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def _third_party_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.strip() and not line.startswith("pteforge:")]
+
+
+def test_a_successful_export_prints_only_pteforges_lines(tmp_path):
+    # The model makes torch, torchao and ExecuTorch's C++ runtime print (--verbose shows
+    # it), so the quiet run proves that their output is held back.
+    verbose = _run_subprocess(tmp_path, "--model=pteforge.testing_models:make_noisy", "--verbose")
+    assert verbose.returncode == 0, verbose.stderr
+    shown = "\n".join(_third_party_lines(verbose.stderr))
+    assert "a warning from inside a traced method" in shown and "cpuinfo" in shown, shown
+    quiet = _run_subprocess(tmp_path, "--model=pteforge.testing_models:make_noisy")
+    assert quiet.returncode == 0, quiet.stderr
+    assert _third_party_lines(quiet.stderr) == []
+    assert "pteforge: verification: " in quiet.stderr and "conformance: " in quiet.stdout
+
+
+def test_a_failed_export_prints_only_the_error(tmp_path):
+    def others(stderr):
+        return [line for line in _third_party_lines(stderr) if line != "(no .pte was written)"]
+
+    verbose = _run_subprocess(tmp_path, "--model=pteforge.testing_models:make_branchy", "--verbose")
+    assert verbose.returncode == 1 and others(verbose.stderr)  # torch dumps the graph it traced
+    result = _run_subprocess(tmp_path, "--model=pteforge.testing_models:make_branchy")
+    assert result.returncode == 1
+    assert others(result.stderr) == []
+    assert "pteforge: export failed: method 'choose': data-dependent control flow" in result.stderr
+
+
 def test_unknown_flag_exits_non_zero(tmp_path):
     result = _run_subprocess(tmp_path, "--model=pteforge.testing_models:make_cache", "--bakend=xnnpack")
     assert result.returncode != 0 and "Unknown command line flag 'bakend'" in result.stderr

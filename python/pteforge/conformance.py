@@ -2,8 +2,10 @@
 
 The same calls run on a copy of the eager module and on the ExecuTorch runtime loaded
 from the produced bytes (every method loaded first, then reset_state, as pteforge's
-loaders do). After every call, every output and every state buffer must match within
-the tolerance. The first mismatch fails the export, naming the call and the value.
+loaders do). After every call, every output, every tensor argument (those the method
+writes in place, and that the others are unchanged) and every state buffer must match
+within the tolerance. The first mismatch fails the export, naming the call and the
+value.
 """
 
 from __future__ import annotations
@@ -120,20 +122,13 @@ def check_conformance(
                 "Give calls (call_sequence, check) or input_ranges (method) the method accepts.",
                 method=call.method,
             ) from error
-        for position, (before, after) in enumerate(zip(call.args, args)):
-            if isinstance(before, torch.Tensor) and not torch.equal(before, after):
-                raise ExportError(
-                    f"the method changes its input {position} in place. An ExecuTorch method "
-                    "cannot write back to the caller's tensors; clone the input before "
-                    "changing it, or return the new value as an output.",
-                    method=call.method,
-                )
         want_leaves = pytree.tree_leaves(want)
         if recorder is not None:
             recorder.call(call)
             recorder.outputs(call.method, want_leaves)
+        runtime_args = clone_args(call.args)
         try:
-            got = runtime.run(call.method, *clone_args(call.args))
+            got = runtime.run(call.method, *runtime_args)
         except Exception as error:
             raise failures.explain(f"{label} on ExecuTorch's runtime", error, method=call.method) from error
         if len(got) != len(want_leaves):
@@ -143,6 +138,21 @@ def check_conformance(
             )
         for position, (w, g) in enumerate(zip(want_leaves, got)):
             comparer.check(w, g, f"{label}: output {position}", call.method)
+        # The arguments the method writes in place, as eager PyTorch left them.
+        written = runtime.written_args(call.method)
+        for position in written:
+            comparer.check(args[position], runtime_args[position], f"{label}: argument {position} (written by the "
+                           "method)", call.method)
+        for position, (before, after) in enumerate(zip(call.args, args)):
+            if position not in written and isinstance(before, torch.Tensor) and not _unchanged(before, after):
+                raise ExportError(
+                    f"{label}: eager PyTorch changes argument {position} in place, but the traced method does "
+                    "not write it (a write torch.export did not see, e.g. through .data or numpy); write it "
+                    "with tensor operations, or return the new value as an output",
+                    method=call.method,
+                )
+        if recorder is not None:
+            recorder.written(call.method, [(position, args[position]) for position in written])
         after = state_values(eager, state)
         _check_state(comparer, after, runtime, f"after {label}")
         if recorder is not None:
@@ -153,6 +163,14 @@ def check_conformance(
         max_abs_error=comparer.max_abs_error,
         tolerance=tolerance,
     )
+
+
+def _unchanged(before: torch.Tensor, after: torch.Tensor) -> bool:
+    """Whether `after` holds the same values as `before` (NaN where NaN was)."""
+    same = before == after
+    if before.is_floating_point() or before.is_complex():
+        same |= before.isnan() & after.isnan()
+    return bool(same.all())
 
 
 def _check_state(comparer: _Comparer, want: dict[str, torch.Tensor], runtime: LoadedProgram, when: str) -> None:

@@ -29,6 +29,7 @@ from pteforge.errors import ExportError
 from pteforge.parallel_lowering import export_jobs
 from pteforge.program import PteProgram
 from pteforge.progress import StageTimer
+from pteforge.quiet import held_back
 from pteforge.replay import ReplayRecorder
 from pteforge.signature import method_signature
 from pteforge.verify import check_state_placement
@@ -188,7 +189,8 @@ class MultiMethodExporter:
         if tolerance is None:
             tolerance = Tolerance(**program.report["conformance"]["tolerance"])
         recorder = ReplayRecorder(self.name, tolerance) if record_replay else None
-        result = check_conformance(self.module, program.data, self._state, calls, tolerance, recorder)
+        with held_back():
+            result = check_conformance(self.module, program.data, self._state, calls, tolerance, recorder)
         return dataclasses.replace(result, replay=recorder.text()) if recorder else result
 
     def _function(self, name: str):
@@ -232,9 +234,16 @@ class MultiMethodExporter:
             as a replay record (PteProgram.replay; pteforge.replay), to check the
             program again where it runs.
 
+        What torch and ExecuTorch print on the way is held back (pteforge.quiet):
+        pteforge.set_verbose(True) shows it.
+
         Raises:
           ExportError: with the method and buffer concerned, and the fix.
         """
+        with held_back():
+            return self._export(backend, tolerance, record_replay)
+
+    def _export(self, backend: Backend, tolerance: Tolerance | None, record_replay: bool) -> PteProgram:
         if backend not in BACKENDS:
             raise ExportError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
         if not self._methods:
@@ -274,7 +283,7 @@ class MultiMethodExporter:
 
         programs = {name: c.program for name, c in {**captured, **generated}.items()}
         constants = dict(self._constants)
-        signatures = {name: method_signature(c.program) for name, c in captured.items()}
+        signatures = {name: method_signature(c.program, c.written_args) for name, c in captured.items()}
         constants[metadata.METADATA_METHOD] = metadata.encode(signatures, state, list(self._constants))
         state_names = [buffer.name for buffer in state]
         with timer.stage(f"to_edge and lowering ({backend})"):
@@ -311,7 +320,7 @@ class MultiMethodExporter:
         result = report.build(
             name=self.name,
             backend=backend,
-            user_methods={name: c.program for name, c in captured.items()},
+            signatures=signatures,
             generated_methods=list(generated),
             plans=plans,
             state=state,

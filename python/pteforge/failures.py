@@ -46,8 +46,10 @@ def explain(stage: str, error: BaseException, method: str | None = None,
         hint = ("pteforge does not know this failure. Under XNNPACK, try backend='portable'; "
                 "otherwise simplify the method to find the operation responsible, and report it "
                 "with the model.")
+    log = getattr(error, "log", "")  # what ExecuTorch's runtime printed (pteforge.runtime)
+    said = f" ExecuTorch said: {' | '.join(log.splitlines()[-5:])}" if log else ""
     return ExportError(
-        f"{stage} failed ({type(error).__name__}: {first_line}). {hint}", method=method, buffer=buffer)
+        f"{stage} failed ({type(error).__name__}: {first_line}).{said} {hint}", method=method, buffer=buffer)
 
 
 def blame_method(stage: str, error: BaseException, methods: Iterable[str],

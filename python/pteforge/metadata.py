@@ -16,6 +16,11 @@ The format is line-based so that C++ parses it in a few lines (cc/runtime/metada
     state calls private int64 [1]
     input set_cache 0 float32 [1..4,8]     tensor inputs of user methods: each dimension
                                            static (8) or dynamic with bounds (1..4)
+    writes get_cache 0                     an argument the method writes in place: its
+                                           final value follows the method's own outputs,
+                                           in the order of these lines (written_arguments.py)
+
+Format 1 (no `writes` lines) is still read.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from typing import Any, Mapping, Sequence
 from pteforge.spec import GET_STATE_METHOD, RESET_STATE_METHOD
 
 METADATA_METHOD = "pteforge_metadata"
-HEADER = "pteforge-metadata 1"
+HEADER = "pteforge-metadata 2"
+_READABLE = (HEADER, "pteforge-metadata 1")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +65,11 @@ class Metadata:
     get_state: str | None
     state: tuple[StateEntry, ...]
     inputs: tuple[InputEntry, ...]
+    writes: Mapping[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
+
+    def written_args(self, method: str) -> tuple[int, ...]:
+        """The arguments `method` writes, in the order their values follow its outputs."""
+        return self.writes.get(method, ())
 
 
 def encode(
@@ -68,7 +79,7 @@ def encode(
 
     Args:
       user_methods: the user's entry points in registration order, each with its
-        signature (pteforge.signature.method_signature).
+        signature (pteforge.signature.method_signature), including "writes".
       state: StateBuffer objects, in get_state order.
       constants: names of the user's constant methods.
     """
@@ -92,6 +103,8 @@ def encode(
                 for dim in value["shape"]
             ]
             lines.append(f"input {method} {index} {value['dtype']} [{','.join(dims)}]")
+    for method, signature in user_methods.items():
+        lines += [f"writes {method} {index}" for index in signature.get("writes", ())]
     return "\n".join(lines) + "\n"
 
 
@@ -102,12 +115,13 @@ def decode(text: str) -> Metadata:
       ValueError: not pteforge metadata, or a format this version does not read.
     """
     lines = text.splitlines()
-    if not lines or lines[0] != HEADER:
+    if not lines or lines[0] not in _READABLE:
         raise ValueError(
             f"not pteforge metadata of a supported format (expected '{HEADER}', got "
             f"'{lines[0] if lines else ''}'); re-export the model with this pteforge"
         )
     methods, constants, state, inputs = [], [], [], []
+    writes: dict[str, list[int]] = {}
     generated: dict[str, str] = {}
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split(" ")
@@ -125,7 +139,10 @@ def decode(text: str) -> Metadata:
                 low, _, high = dim.partition("..")
                 bounds.append((int(low), int(high or low)))
             inputs.append(InputEntry(fields[1], int(fields[2]), fields[3], tuple(bounds)))
+        elif kind == "writes" and len(fields) == 3 and fields[2].isdigit():
+            writes.setdefault(fields[1], []).append(int(fields[2]))
         else:
             raise ValueError(f"pteforge metadata line {number} is malformed: {line!r}")
     return Metadata(tuple(methods), tuple(constants), generated.get("reset_state"),
-                    generated.get("get_state"), tuple(state), tuple(inputs))
+                    generated.get("get_state"), tuple(state), tuple(inputs),
+                    {method: tuple(indices) for method, indices in writes.items()})

@@ -41,10 +41,15 @@ def test_in_place_updates_then_out_of_place_use():
     assert torch.equal(state, torch.tensor([3.0, 4.0, 5.0, 6.0]))
 
 
-def test_a_method_mutating_its_input_is_refused():
+def test_a_method_mutating_its_input_updates_the_callers_tensor():
     exporter = MultiMethodExporter(MutatesInput().eval()).method("bump", (torch.ones(2),))
-    with pytest.raises(ExportError, match=r"method 'bump': the method changes its input 0 in place"):
-        exporter.export()
+    result = exporter.export()
+    assert result.report["methods"]["bump"]["writes"] == [0]
+    assert len(result.report["methods"]["bump"]["outputs"]) == 1
+    x = torch.tensor([1.0, 5.0])
+    (out,) = load(result.data).run("bump", x)
+    assert torch.equal(x, torch.tensor([2.0, 6.0]))  # as eager PyTorch leaves it
+    assert torch.equal(out, torch.tensor([4.0, 12.0]))
 
 
 class _SetByName(torch.nn.Module):
@@ -74,11 +79,19 @@ def test_data_dependent_control_flow_is_refused_with_a_way_out():
     assert "Split the branches into separate methods" in message
 
 
-def test_dynamic_slice_write_up_to_the_full_size_is_refused_with_the_fix():
+def test_dynamic_slice_write_up_to_the_full_size_is_exact_at_every_size():
     exporter = MultiMethodExporter(SliceWrite().eval()).shared_state("buffer")
     exporter.method("write_slice", (torch.ones(2, 3),), dynamic_shapes=({1: Dim("n", min=1, max=8)},))
-    with pytest.raises(ExportError, match=r"method 'write_slice': dynamic dimension 'n' cannot take every value.*index_copy_"):
-        exporter.export()
+    exporter.method("read", (torch.zeros(2, 8),))
+    exporter.call_sequence([call for n in range(1, 9) for call in (
+        ("write_slice", (torch.full((2, n), float(n)),)),
+        ("read", (torch.zeros(2, 8),)),
+    )])
+    program = load(exporter.export().data)  # conformance compared every size with eager
+    program.run("write_slice", torch.full((2, 8), 4.0))  # the full width
+    program.run("write_slice", torch.full((2, 3), 1.0))
+    (got,) = program.run("read", torch.zeros(2, 8))
+    assert torch.equal(got, torch.tensor([[1.0] * 3 + [4.0] * 5] * 2))
 
 
 def test_index_copy_writes_up_to_the_full_size():

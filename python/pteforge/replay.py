@@ -13,6 +13,7 @@ literals in a test. cc/replay reads it and replays it through a Session.
     state calls values(0)[1]:int64
     call set_cache(full(2)[3,8])           # cc/cli/calls.h's call language
     output 0 values(1)[1]:int64            # what eager returned
+    written 0 values(...)[4,8]             # an argument the method writes, as eager left it
     state cache values(2,2,...)[4,8]       # every state buffer after the call
     ...
 
@@ -38,6 +39,9 @@ FORMAT = "pteforge-replay 1"
 _ELEMENT_FORMATS = {
     torch.float32: "%.9g",
     torch.float64: "%.17g",
+    # Every float16 and bfloat16 value is exact as a float32 with 9 significant digits.
+    torch.float16: "%.9g",
+    torch.bfloat16: "%.9g",
     torch.int64: "%d",
     torch.int32: "%d",
     torch.int16: "%d",
@@ -68,6 +72,8 @@ def value_text(value: Any, what: str) -> str:
         flat = value.detach().reshape(-1).cpu()
         if flat.numel() == 0:
             return f"zeros{shape}{suffix}"
+        if value.dtype in (torch.float16, torch.bfloat16):
+            flat = flat.float()  # numpy has no bfloat16
         array = flat.numpy().astype(np.float64 if value.is_floating_point() else np.int64)
         if (array == array[0]).all() or (value.is_floating_point() and np.isnan(array).all()):
             return f"full({_number(array[0].item(), element_format)}){shape}{suffix}"
@@ -105,6 +111,11 @@ class ReplayRecorder:
         for index, leaf in enumerate(leaves):
             if leaf is not None:
                 self._lines.append(f"output {index} {value_text(leaf, f'{method} output {index}')}")
+
+    def written(self, method: str, arguments: Sequence[tuple[int, Any]]) -> None:
+        """The values eager PyTorch left in the arguments the method writes."""
+        for index, value in arguments:
+            self._lines.append(f"written {index} {value_text(value, f'{method} argument {index}')}")
 
     def text(self) -> str:
         return "\n".join(self._lines) + "\n"

@@ -10,11 +10,9 @@ import dataclasses
 from typing import Any, Mapping, Sequence
 
 import torch
-from torch.export import ExportedProgram
-
 from pteforge.conformance import ConformanceResult
 from pteforge.plan import MethodPlan, Placement
-from pteforge.signature import dtype_name, method_signature
+from pteforge.signature import dtype_name
 from pteforge.state import StateBuffer
 
 REPORT_FORMAT = 1
@@ -24,7 +22,7 @@ def build(
     *,
     name: str,
     backend: str,
-    user_methods: Mapping[str, ExportedProgram],
+    signatures: Mapping[str, Mapping[str, Any]],
     generated_methods: Sequence[str],
     plans: Mapping[str, MethodPlan],
     state: Sequence[StateBuffer],
@@ -35,8 +33,11 @@ def build(
     delegated: Mapping[str, int],
     conformance: ConformanceResult,
 ) -> dict[str, Any]:
-    """Assembles the report dictionary (JSON-serializable, deterministic)."""
-    executable = [*user_methods, *generated_methods]
+    """Assembles the report dictionary (JSON-serializable, deterministic).
+
+    `signatures` are the user methods' (pteforge.signature.method_signature): inputs,
+    outputs and the arguments each writes."""
+    executable = [*signatures, *generated_methods]
     work = {method: plans[method].work_bytes for method in executable}
     state_arena = max((plans[m].state_bytes for m in executable), default=0)
     shared_work = max(work.values(), default=0)
@@ -48,11 +49,11 @@ def build(
         "versions": {"torch": torch.__version__, "executorch": _executorch_version()},
         "methods": {
             method: {
-                **method_signature(program),
+                **signature,
                 "planned_work_bytes": work[method],
                 "delegates": delegated.get(method, 0),
             }
-            for method, program in user_methods.items()
+            for method, signature in signatures.items()
         },
         "generated_methods": {
             method: {"planned_work_bytes": work[method]} for method in generated_methods
@@ -128,6 +129,11 @@ def summary(report: Mapping[str, Any]) -> str:
             f"  state {entry['name']} ({kind}, {entry['dtype']} {entry['shape']}, "
             f"{_size(entry['bytes'])} at offset {entry['offset']}): {', '.join(entry['methods']) or 'no user method'}"
         )
+    for method, entry in report["methods"].items():
+        if entry.get("writes"):
+            arguments = ", ".join(str(index) for index in entry["writes"])
+            lines.append(f"  {method} writes its argument{'s' if len(entry['writes']) > 1 else ''} {arguments} "
+                         "in place (the caller's tensors are updated)")
     lines.append(
         f"  planned memory: {_size(memory['total_planned_bytes_shared'])} with one shared work arena "
         f"({_size(memory['work_arena_bytes_shared'])} work + {_size(memory['state_arena_bytes'])} state), "

@@ -2,7 +2,9 @@
 
 Every method is loaded before the first call (loading a method later would not reset
 state, but loading them up front is what the C++ Session does too), then
-`reset_state` writes the state's initial values. ExecuTorch's Python runtime gives all
+`reset_state` writes the state's initial values. What the runtime's C++ code prints
+(e.g. its cpuinfo lines) is held back unless pteforge is verbose, and goes into the
+error message when a call fails (pteforge.quiet). ExecuTorch's Python runtime gives all
 methods of one program the same planned memory arenas (FINDINGS.md), so state written
 by one method is read by the others.
 """
@@ -10,12 +12,37 @@ by one method is read by the others.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from executorch.runtime import Runtime
 
 from pteforge import metadata as metadata_lib
+from pteforge.quiet import captured_stderr
+
+
+class ExecutorchError(RuntimeError):
+    """A call into ExecuTorch's runtime failed.
+
+    Attributes:
+      log: what the runtime printed during the call (its own account of the failure).
+    """
+
+    def __init__(self, message: str, log: str):
+        super().__init__(message + (f"\nExecuTorch's log:\n{log}" if log else ""))
+        self.log = log
+
+
+def _call(what: str, function: Callable[..., Any], *args: Any) -> Any:
+    """function(*args) with the runtime's stderr held back; on failure an
+    ExecutorchError carrying it."""
+    failure = None
+    with captured_stderr() as said:
+        try:
+            return function(*args)
+        except Exception as error:  # noqa: BLE001 (the pybindings raise several types)
+            failure = error
+    raise ExecutorchError(f"{what}: {failure}", said.lines()) from failure
 
 
 class LoadedProgram:
@@ -29,8 +56,9 @@ class LoadedProgram:
 
     def __init__(self, source: bytes | str | os.PathLike):
         data = source if isinstance(source, bytes) else os.fspath(source)
-        self._program = Runtime.get().load_program(data)
-        self._methods = {name: self._program.load_method(name) for name in sorted(self._program.method_names)}
+        self._program = _call("loading the program", lambda: Runtime.get().load_program(data))
+        self._methods = {name: _call(f"loading method '{name}'", self._program.load_method, name)
+                         for name in sorted(self._program.method_names)}
         self.metadata: metadata_lib.Metadata | None = None
         if metadata_lib.METADATA_METHOD in self._methods:
             (text,) = self.run(metadata_lib.METADATA_METHOD)
@@ -43,12 +71,31 @@ class LoadedProgram:
         return list(self._methods)
 
     def run(self, method: str, *args: Any) -> list[Any]:
-        """Calls `method` with positional inputs; returns its outputs as a list."""
+        """Calls `method` with positional inputs; returns its outputs as a list.
+
+        As in eager PyTorch, the tensors among `args` that the method writes in place
+        (`written_args`) hold the values the method left in them when it returns.
+        """
         if method not in self._methods:
             raise KeyError(f"no method '{method}' (the program has {', '.join(self._methods)})")
+        written = self.written_args(method)
+        for index in written:
+            if index >= len(args) or not isinstance(args[index], torch.Tensor):
+                raise TypeError(f"method '{method}' writes its argument {index} in place: pass a torch.Tensor there")
         # The runtime reads inputs as dense memory.
         inputs = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
-        return list(self._methods[method].execute(inputs))
+        outputs = list(_call(f"method '{method}'", self._methods[method].execute, inputs))
+        if not written:
+            return outputs
+        own = len(outputs) - len(written)
+        with torch.no_grad():
+            for index, value in zip(written, outputs[own:]):
+                args[index].copy_(value)
+        return outputs[:own]
+
+    def written_args(self, method: str) -> tuple[int, ...]:
+        """The arguments `method` writes in place, by index (none for most methods)."""
+        return self.metadata.written_args(method) if self.metadata else ()
 
     def reset_state(self) -> None:
         """Writes the initial values into the state (no-op for a stateless program)."""

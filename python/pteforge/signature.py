@@ -34,8 +34,14 @@ def _tensor_info(value: Any, program: ExportedProgram) -> dict[str, Any]:
     return {"dtype": dtype_name(value.dtype), "shape": shape}
 
 
-def method_signature(program: ExportedProgram) -> dict[str, list[dict[str, Any]]]:
-    """The user inputs and outputs of a traced method."""
+def method_signature(program: ExportedProgram, written_args: tuple[int, ...] = ()) -> dict[str, list[Any]]:
+    """The user inputs and outputs of a traced method, and the arguments it writes.
+
+    Args:
+      program: the traced method.
+      written_args: the arguments it writes, whose values follow its own outputs
+        (written_arguments.py); they are listed under "writes", not as outputs.
+    """
     nodes = {node.name: node for node in program.graph.nodes}
     signature = program.graph_signature
     inputs = [
@@ -50,4 +56,8 @@ def method_signature(program: ExportedProgram) -> dict[str, list[dict[str, Any]]
         for spec, arg in zip(signature.output_specs, output_values)
         if spec.kind == OutputKind.USER_OUTPUT
     ]
-    return {"inputs": inputs, "outputs": outputs}
+    return {
+        "inputs": inputs,
+        "outputs": outputs[: len(outputs) - len(written_args)],
+        "writes": list(written_args),
+    }

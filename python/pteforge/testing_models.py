@@ -3,6 +3,8 @@
 Each class isolates one behaviour; the factories at the end are for the CLI tests.
 """
 
+import warnings
+
 import torch
 import torch.nn.functional as F
 from torch.export import Dim
@@ -183,6 +185,26 @@ class ReadAsWeight(torch.nn.Module):
 
 
 # --- Factories for the CLI tests ------------------------------------------------------
+
+class Noisy(torch.nn.Module):
+    """Makes its dependencies print: a warning while it is traced, torchao and torch
+    messages while the exporter runs, and a matmul big enough for ExecuTorch's
+    optimized kernels to start their thread pool, whose cpuinfo lines C++ prints."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(256, 256)
+        self.register_buffer("acc", torch.zeros(64, 256))
+
+    def step(self, x: torch.Tensor) -> torch.Tensor:
+        warnings.warn("a warning from inside a traced method", UserWarning)
+        self.acc.add_(self.lin(x))
+        return self.acc.sum(0)
+
+
+def make_noisy() -> MultiMethodExporter:
+    return MultiMethodExporter(Noisy().eval(), name="noisy").method("step", (torch.randn(64, 256),))
+
 
 def make_cache() -> MultiMethodExporter:
     return cache_exporter()

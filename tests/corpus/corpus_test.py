@@ -14,17 +14,19 @@ import torch
 from runfiles import runfiles
 
 from pteforge import ExportError, MultiMethodExporter, testing
-from tests.corpus.corpus_models import CASES
+from tests.corpus import corpus_models, written_arguments_models
 
 import pytest
 
 SEQUENCES = int(os.environ.get("PTEFORGE_CORPUS_SEQUENCES", "2"))
 CALLS = int(os.environ.get("PTEFORGE_CORPUS_CALLS", "12"))
 
+CASES = corpus_models.CASES + written_arguments_models.WRITTEN_ARGUMENT_CASES
+
 # The replay record holds these dtypes (pteforge.replay); state of others is checked
 # in Python only.
-_REPLAYABLE = {torch.float32, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8,
-               torch.uint8, torch.bool}
+_REPLAYABLE = {torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
+               torch.int16, torch.int8, torch.uint8, torch.bool}
 
 
 def _exporter(case):
