@@ -9,9 +9,10 @@ namespace pteforge {
 namespace {
 
 constexpr int kUnbounded = std::numeric_limits<int>::max();
-// Iterations of a repeated group are matched by recursion; past this many the match
-// stops with an error instead of risking the stack.
-constexpr int kMaxGroupRepetitions = 2000;
+// Iterations of a repeated group are matched by recursion (a few hundred bytes of stack
+// each); past this many the match stops with an error instead of risking the stack of a
+// small thread. Quantified single characters (\p{L}+) loop and have no such limit.
+constexpr int kMaxGroupRepetitions = 1000;
 
 // One test on a code point: a range, a general category (major letter or exact) or a
 // named property.
@@ -426,10 +427,19 @@ class Matcher {
   // `pos`; then `after` (the rest of the enclosing sequence).
   bool MatchRepeat(const Node& group, int count, size_t iteration_start, size_t pos,
                    const Continuation& after) {
-    if (count > kMaxGroupRepetitions) {
+    // Counted over all repeated groups at once: nested ones multiply.
+    if (repeat_depth_ >= kMaxGroupRepetitions) {
       too_deep_ = true;
       return false;
     }
+    ++repeat_depth_;
+    const bool matched = MatchRepeatIteration(group, count, iteration_start, pos, after);
+    --repeat_depth_;
+    return matched;
+  }
+
+  bool MatchRepeatIteration(const Node& group, int count, size_t iteration_start, size_t pos,
+                            const Continuation& after) {
     // An empty iteration past the minimum would loop forever: stop repeating.
     const bool may_repeat = count < group.max && !(count > group.min && pos == iteration_start);
     const Continuation again{nullptr, 0, &after, &group, count + 1, pos};
@@ -483,6 +493,7 @@ class Matcher {
 
   std::u32string_view text_;
   size_t end_ = 0;
+  int repeat_depth_ = 0;
   bool too_deep_ = false;
 };
 
