@@ -96,6 +96,10 @@ def make_texts(corpus, seed):
     texts = ["", " ", "  ", "\n", "a", "A", "0", "é", "中", "👍", "Hello world", " Hello world",
              "Hello  world ", "\tleading tab", "trailing newline\n", "\r\n\r\n", "x" * 300,
              "9" * 50, "." * 40, " " * 100 + "x", "x" + " " * 100]
+    # Special tokens first, last, alone, doubled and next to spaces.
+    for special in SPECIALS:
+        texts += [special, special + "Hi there", " " + special + " hi ", "hi " + special, special * 2,
+                  special + "\n" + special + " x"]
     texts += rng.sample(corpus, min(300, len(corpus)))
     accented = [line for line in corpus if any(ord(c) > 127 for c in line)]
     for line in rng.sample(accented, min(100, len(accented))):
