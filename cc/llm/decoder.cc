@@ -119,19 +119,14 @@ class MetaspaceDecoder : public Decoder {
 
 class ReplaceDecoder : public Decoder {
  public:
-  ReplaceDecoder(Pattern pattern, std::string content) : pattern_(std::move(pattern)), content_(std::move(content)) {}
+  explicit ReplaceDecoder(Replacement replacement) : replacement_(std::move(replacement)) {}
   Status DecodeChain(std::vector<std::string>* tokens) const override {
-    for (std::string& token : *tokens) {
-      StatusOr<std::string> replaced = pattern_.ReplaceAll(token, content_);
-      if (!replaced.ok()) return replaced.status();
-      token = std::move(replaced).value();
-    }
+    for (std::string& token : *tokens) PTEFORGE_RETURN_IF_ERROR(replacement_.Apply(&token));
     return Status();
   }
 
  private:
-  Pattern pattern_;
-  std::string content_;
+  Replacement replacement_;
 };
 
 // Up to `start` leading and `stop` trailing `content` characters off each token.
@@ -218,13 +213,9 @@ StatusOr<std::unique_ptr<Decoder>> MakeDecoder(const JsonValue& config) {
     return std::unique_ptr<Decoder>(new MetaspaceDecoder(replacement, scheme != "never"));
   }
   if (type == "Replace") {
-    auto pattern_json = RequiredMember(config, "pattern", where, JsonValue::Type::kObject);
-    if (!pattern_json.ok()) return pattern_json.status();
-    StatusOr<Pattern> pattern = Pattern::FromJson(**pattern_json, where);
-    if (!pattern.ok()) return pattern.status();
-    std::string content;
-    PTEFORGE_RETURN_IF_ERROR(RequiredString(config, "content", where, &content));
-    return std::unique_ptr<Decoder>(new ReplaceDecoder(std::move(pattern).value(), std::move(content)));
+    StatusOr<Replacement> replacement = Replacement::FromConfig(config, where);
+    if (!replacement.ok()) return replacement.status();
+    return std::unique_ptr<Decoder>(new ReplaceDecoder(std::move(replacement).value()));
   }
   if (type == "Strip") {
     char32_t content;
@@ -244,19 +235,11 @@ StatusOr<std::unique_ptr<Decoder>> MakeDecoder(const JsonValue& config) {
     return std::unique_ptr<Decoder>(new BpeSuffixDecoder(std::move(suffix)));
   }
   if (type == "Sequence") {
-    auto list = RequiredMember(config, "decoders", where, JsonValue::Type::kArray);
-    if (!list.ok()) return list.status();
-    std::vector<std::unique_ptr<Decoder>> steps;
-    for (const JsonValue& step : (*list)->array()) {
-      auto decoder = MakeDecoder(step);
-      if (!decoder.ok()) return decoder.status();
-      steps.push_back(std::move(decoder).value());
-    }
-    return std::unique_ptr<Decoder>(new SequenceDecoder(std::move(steps)));
+    auto steps = MakeEach(config, "decoders", where, &MakeDecoder);
+    if (!steps.ok()) return steps.status();
+    return std::unique_ptr<Decoder>(new SequenceDecoder(std::move(steps).value()));
   }
-  return Failure(Error::NotSupported,
-                 "%s type '%s' is not supported; supported: ByteLevel, Metaspace, Replace, ByteFallback, "
-                 "Fuse, Strip, BPEDecoder, Sequence", kWhere, type.c_str());
+  return UnsupportedType(kWhere, type, "ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, BPEDecoder, Sequence");
 }
 
 }  // namespace pteforge

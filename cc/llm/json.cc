@@ -283,4 +283,8 @@ Status RequiredInt(const JsonValue& object, std::string_view key, const std::str
   return OptionalInt(object, key, where, 0, out);
 }
 
+Status UnsupportedType(const char* where, const std::string& type, const char* supported) {
+  return Failure(Error::NotSupported, "%s type '%s' is not supported; supported: %s", where, type.c_str(), supported);
+}
+
 }  // namespace pteforge

@@ -78,6 +78,27 @@ Status OptionalInt(const JsonValue& object, std::string_view key, const std::str
 StatusOr<const JsonValue*> RequiredMember(const JsonValue& object, std::string_view key,
                                           const std::string& where, JsonValue::Type type);
 
+// "WHERE type 'TYPE' is not supported; supported: SUPPORTED", for a component type
+// (normalizer, pre_tokenizer, ...) this implementation does not have.
+Status UnsupportedType(const char* where, const std::string& type, const char* supported);
+
+// One component made by `make` from each element of the array member `key` (the steps of
+// a Sequence normalizer, pre-tokenizer or decoder).
+template <typename T>
+StatusOr<std::vector<std::unique_ptr<T>>> MakeEach(const JsonValue& config, std::string_view key,
+                                                   const std::string& where,
+                                                   StatusOr<std::unique_ptr<T>> (*make)(const JsonValue&)) {
+  StatusOr<const JsonValue*> list = RequiredMember(config, key, where, JsonValue::Type::kArray);
+  if (!list.ok()) return list.status();
+  std::vector<std::unique_ptr<T>> made;
+  for (const JsonValue& element : (*list)->array()) {
+    StatusOr<std::unique_ptr<T>> one = make(element);
+    if (!one.ok()) return one.status();
+    made.push_back(std::move(one).value());
+  }
+  return made;
+}
+
 }  // namespace pteforge
 
 #endif  // PTEFORGE_CC_LLM_JSON_H_

@@ -39,18 +39,11 @@ class PrependNormalizer : public Normalizer {
 
 class ReplaceNormalizer : public Normalizer {
  public:
-  ReplaceNormalizer(Pattern pattern, std::string content)
-      : pattern_(std::move(pattern)), content_(std::move(content)) {}
-  Status Normalize(std::string* text) const override {
-    StatusOr<std::string> replaced = pattern_.ReplaceAll(*text, content_);
-    if (!replaced.ok()) return replaced.status();
-    *text = std::move(replaced).value();
-    return Status();
-  }
+  explicit ReplaceNormalizer(Replacement replacement) : replacement_(std::move(replacement)) {}
+  Status Normalize(std::string* text) const override { return replacement_.Apply(text); }
 
  private:
-  Pattern pattern_;
-  std::string content_;
+  Replacement replacement_;
 };
 
 // Strips White_Space characters from either end.
@@ -97,13 +90,9 @@ StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const JsonValue& config) {
     return std::unique_ptr<Normalizer>(new PrependNormalizer(std::move(prefix)));
   }
   if (type == "Replace") {
-    auto pattern_json = RequiredMember(config, "pattern", where, JsonValue::Type::kObject);
-    if (!pattern_json.ok()) return pattern_json.status();
-    StatusOr<Pattern> pattern = Pattern::FromJson(**pattern_json, where);
-    if (!pattern.ok()) return pattern.status();
-    std::string content;
-    PTEFORGE_RETURN_IF_ERROR(RequiredString(config, "content", where, &content));
-    return std::unique_ptr<Normalizer>(new ReplaceNormalizer(std::move(pattern).value(), std::move(content)));
+    StatusOr<Replacement> replacement = Replacement::FromConfig(config, where);
+    if (!replacement.ok()) return replacement.status();
+    return std::unique_ptr<Normalizer>(new ReplaceNormalizer(std::move(replacement).value()));
   }
   if (type == "Strip") {
     bool left, right;
@@ -112,19 +101,11 @@ StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const JsonValue& config) {
     return std::unique_ptr<Normalizer>(new StripNormalizer(left, right));
   }
   if (type == "Sequence") {
-    auto list = RequiredMember(config, "normalizers", where, JsonValue::Type::kArray);
-    if (!list.ok()) return list.status();
-    std::vector<std::unique_ptr<Normalizer>> steps;
-    for (const JsonValue& step : (*list)->array()) {
-      auto normalizer = MakeNormalizer(step);
-      if (!normalizer.ok()) return normalizer.status();
-      steps.push_back(std::move(normalizer).value());
-    }
-    return std::unique_ptr<Normalizer>(new SequenceNormalizer(std::move(steps)));
+    auto steps = MakeEach(config, "normalizers", where, &MakeNormalizer);
+    if (!steps.ok()) return steps.status();
+    return std::unique_ptr<Normalizer>(new SequenceNormalizer(std::move(steps).value()));
   }
-  return Failure(Error::NotSupported,
-                 "%s type '%s' is not supported; supported: NFC, NFD, Lowercase, Prepend, Replace, "
-                 "Strip, Sequence", kWhere, type.c_str());
+  return UnsupportedType(kWhere, type, "NFC, NFD, Lowercase, Prepend, Replace, Strip, Sequence");
 }
 
 }  // namespace pteforge

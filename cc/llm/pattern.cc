@@ -20,6 +20,12 @@ StatusOr<Pattern> Pattern::FromJson(const JsonValue& pattern, const std::string&
                  where.c_str());
 }
 
+StatusOr<Pattern> Pattern::FromConfig(const JsonValue& config, const std::string& where) {
+  StatusOr<const JsonValue*> pattern = RequiredMember(config, "pattern", where, JsonValue::Type::kObject);
+  if (!pattern.ok()) return pattern.status();
+  return FromJson(**pattern, where);
+}
+
 StatusOr<Pattern> Pattern::FromRegex(std::string_view regex, const std::string& where) {
   StatusOr<Regex> compiled = Regex::Compile(regex);
   if (!compiled.ok()) {
@@ -59,6 +65,21 @@ StatusOr<std::string> Pattern::ReplaceAll(std::string_view text, std::string_vie
   }
   out.append(text.substr(last));
   return out;
+}
+
+StatusOr<Replacement> Replacement::FromConfig(const JsonValue& config, const std::string& where) {
+  StatusOr<Pattern> pattern = Pattern::FromConfig(config, where);
+  if (!pattern.ok()) return pattern.status();
+  std::string content;
+  PTEFORGE_RETURN_IF_ERROR(RequiredString(config, "content", where, &content));
+  return Replacement(std::move(pattern).value(), std::move(content));
+}
+
+Status Replacement::Apply(std::string* text) const {
+  StatusOr<std::string> replaced = pattern_.ReplaceAll(*text, content_);
+  if (!replaced.ok()) return replaced.status();
+  *text = std::move(replaced).value();
+  return Status();
 }
 
 }  // namespace pteforge

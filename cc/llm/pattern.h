@@ -20,6 +20,8 @@ namespace pteforge {
 class Pattern {
  public:
   static StatusOr<Pattern> FromJson(const JsonValue& pattern, const std::string& where);
+  // From the "pattern" member of a component's `config`.
+  static StatusOr<Pattern> FromConfig(const JsonValue& config, const std::string& where);
   static StatusOr<Pattern> FromRegex(std::string_view regex, const std::string& where);
 
   // The non-overlapping matches in `text` (valid UTF-8) as [begin, end) byte offsets.
@@ -31,6 +33,18 @@ class Pattern {
  private:
   std::string literal_;         // when regex_ is empty
   std::optional<Regex> regex_;
+};
+
+// What the Replace normalizer and decoder do: every match of "pattern" becomes "content".
+class Replacement {
+ public:
+  static StatusOr<Replacement> FromConfig(const JsonValue& config, const std::string& where);
+  Status Apply(std::string* text) const;
+
+ private:
+  Replacement(Pattern pattern, std::string content) : pattern_(std::move(pattern)), content_(std::move(content)) {}
+  Pattern pattern_;
+  std::string content_;
 };
 
 }  // namespace pteforge

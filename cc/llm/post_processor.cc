@@ -86,9 +86,7 @@ StatusOr<SpecialTokenFrame> MakePostProcessor(const JsonValue* config) {
     }
     return frame;
   }
-  return Failure(Error::NotSupported,
-                 "%s type '%s' is not supported; supported: TemplateProcessing, BertProcessing, "
-                 "RobertaProcessing, ByteLevel, Sequence", kWhere, type.c_str());
+  return UnsupportedType(kWhere, type, "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence");
 }
 
 }  // namespace pteforge

@@ -258,9 +258,7 @@ StatusOr<std::unique_ptr<PreTokenizer>> MakePreTokenizer(const JsonValue& config
     return std::unique_ptr<PreTokenizer>(new ByteLevelPreTokenizer(add_prefix_space, std::move(pattern)));
   }
   if (type == "Split") {
-    auto pattern_json = RequiredMember(config, "pattern", where, JsonValue::Type::kObject);
-    if (!pattern_json.ok()) return pattern_json.status();
-    StatusOr<Pattern> pattern = Pattern::FromJson(**pattern_json, where);
+    StatusOr<Pattern> pattern = Pattern::FromConfig(config, where);
     if (!pattern.ok()) return pattern.status();
     std::string behavior_name;
     PTEFORGE_RETURN_IF_ERROR(RequiredString(config, "behavior", where, &behavior_name));
@@ -282,19 +280,11 @@ StatusOr<std::unique_ptr<PreTokenizer>> MakePreTokenizer(const JsonValue& config
         new CharacterClassPreTokenizer(unicode::IsWhiteSpace, SplitBehavior::kRemoved));
   }
   if (type == "Sequence") {
-    auto list = RequiredMember(config, "pretokenizers", where, JsonValue::Type::kArray);
-    if (!list.ok()) return list.status();
-    std::vector<std::unique_ptr<PreTokenizer>> steps;
-    for (const JsonValue& step : (*list)->array()) {
-      auto pre_tokenizer = MakePreTokenizer(step);
-      if (!pre_tokenizer.ok()) return pre_tokenizer.status();
-      steps.push_back(std::move(pre_tokenizer).value());
-    }
-    return std::unique_ptr<PreTokenizer>(new SequencePreTokenizer(std::move(steps)));
+    auto steps = MakeEach(config, "pretokenizers", where, &MakePreTokenizer);
+    if (!steps.ok()) return steps.status();
+    return std::unique_ptr<PreTokenizer>(new SequencePreTokenizer(std::move(steps).value()));
   }
-  return Failure(Error::NotSupported,
-                 "%s type '%s' is not supported; supported: ByteLevel, Split, Metaspace, Digits, "
-                 "WhitespaceSplit, Sequence", kWhere, type.c_str());
+  return UnsupportedType(kWhere, type, "ByteLevel, Split, Metaspace, Digits, WhitespaceSplit, Sequence");
 }
 
 }  // namespace pteforge

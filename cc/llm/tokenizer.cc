@@ -58,6 +58,18 @@ const JsonValue* Optional(const JsonValue& root, const char* key) {
   return value == nullptr || value->is_null() ? nullptr : value;
 }
 
+// The component `make` builds from root[key], or none (null) if the file has none.
+template <typename T>
+Status MakeIfPresent(const JsonValue& root, const char* key, StatusOr<std::unique_ptr<T>> (*make)(const JsonValue&),
+                     std::unique_ptr<T>* out) {
+  const JsonValue* config = Optional(root, key);
+  if (config == nullptr) return Status();
+  StatusOr<std::unique_ptr<T>> made = make(*config);
+  if (!made.ok()) return made.status();
+  *out = std::move(made).value();
+  return Status();
+}
+
 }  // namespace
 
 StatusOr<Tokenizer> Tokenizer::FromJson(std::string_view json) {
@@ -68,16 +80,8 @@ StatusOr<Tokenizer> Tokenizer::FromJson(std::string_view json) {
   PTEFORGE_RETURN_IF_ERROR(CheckNoTruncationOrPadding(root));
 
   auto impl = std::make_shared<Impl>();
-  if (const JsonValue* config = Optional(root, "normalizer")) {
-    auto normalizer = MakeNormalizer(*config);
-    if (!normalizer.ok()) return normalizer.status();
-    impl->normalizer = std::move(normalizer).value();
-  }
-  if (const JsonValue* config = Optional(root, "pre_tokenizer")) {
-    auto pre_tokenizer = MakePreTokenizer(*config);
-    if (!pre_tokenizer.ok()) return pre_tokenizer.status();
-    impl->pre_tokenizer = std::move(pre_tokenizer).value();
-  }
+  PTEFORGE_RETURN_IF_ERROR(MakeIfPresent(root, "normalizer", &MakeNormalizer, &impl->normalizer));
+  PTEFORGE_RETURN_IF_ERROR(MakeIfPresent(root, "pre_tokenizer", &MakePreTokenizer, &impl->pre_tokenizer));
   StatusOr<BpeModel> model = MakeModel(root);
   if (!model.ok()) return model.status();
   impl->model = std::move(model).value();
@@ -87,11 +91,7 @@ StatusOr<Tokenizer> Tokenizer::FromJson(std::string_view json) {
   auto frame = MakePostProcessor(Optional(root, "post_processor"));
   if (!frame.ok()) return frame.status();
   impl->special_frame = std::move(frame).value();
-  if (const JsonValue* config = Optional(root, "decoder")) {
-    auto decoder = MakeDecoder(*config);
-    if (!decoder.ok()) return decoder.status();
-    impl->decoder = std::move(decoder).value();
-  }
+  PTEFORGE_RETURN_IF_ERROR(MakeIfPresent(root, "decoder", &MakeDecoder, &impl->decoder));
   return Tokenizer(std::move(impl));
 }
 

@@ -6,14 +6,13 @@
 // failure the first mismatches are printed with their text escaped.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "cc/llm/json.h"
+#include "cc/llm/test_files.h"
 #include "cc/llm/tokenizer.h"
 #include "cc/llm/utf8.h"
 
@@ -23,13 +22,6 @@ namespace {
 constexpr const char* kTokenizers[] = {"gpt2",   "roberta",        "llama3",   "qwen2",
                                        "llama2", "metaspace_bert", "clip_like"};
 constexpr int kMaxReported = 8;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream contents;
-  contents << file.rdbuf();
-  return contents.str();
-}
 
 // Text with control characters and non-ASCII escaped, so that mismatches in whitespace
 // or invisible characters show.
@@ -98,11 +90,11 @@ std::string StreamDecode(const Tokenizer& tokenizer, const std::vector<int64_t>&
 class GoldenTest : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    const std::string base = std::string("cc/llm/testdata/") + GetParam();
-    auto tokenizer = Tokenizer::FromJson(ReadFile(base + ".tokenizer.json"));
+    const std::string base = GetParam();
+    auto tokenizer = Tokenizer::FromJson(ReadTestFile(base + ".tokenizer.json"));
     ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
     tokenizer_.emplace(std::move(tokenizer).value());
-    auto golden = ParseJson(ReadFile(base + ".golden.json"), "golden.json");
+    auto golden = ParseJson(ReadTestFile(base + ".golden.json"), "golden.json");
     ASSERT_TRUE(golden.ok()) << golden.status().message();
     golden_ = std::move(golden).value();
   }

@@ -1,8 +1,6 @@
 // Errors (malformed or unsupported tokenizer.json, invalid UTF-8, unknown ids), the
 // StreamDecoder on characters split across tokens, and the regex engine's semantics.
 // Expected ids come from the golden tokenizers (cc/llm/testdata), never from here.
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +8,7 @@
 
 #include "cc/llm/byte_level.h"
 #include "cc/llm/regex.h"
+#include "cc/llm/test_files.h"
 #include "cc/llm/tokenizer.h"
 #include "cc/llm/utf8.h"
 
@@ -20,13 +19,6 @@ namespace {
 ::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
   if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream contents;
-  contents << file.rdbuf();
-  return contents.str();
 }
 
 // A minimal valid tokenizer.json with `section` ("key": value) replacing its defaults.
@@ -59,61 +51,56 @@ TEST(TokenizerErrors, DeepNestingIsAnErrorNotACrash) {
   EXPECT_TRUE(Contains(ErrorOf(deep), "nested more than 512 levels"));
 }
 
-TEST(TokenizerErrors, UnsupportedTypesAreNamed) {
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}")),
-              "model type 'WordPiece' is not supported; supported: BPE"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"pre_tokenizer\": {\"type\": \"Whitespace\"}")),
-              "pre_tokenizer type 'Whitespace' is not supported; supported: ByteLevel, Split"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"normalizer\": {\"type\": \"NFKC\"}")),
-              "normalizer type 'NFKC' is not supported; supported: NFC"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"decoder\": {\"type\": \"WordPiece\"}")),
-              "decoder type 'WordPiece' is not supported"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"post_processor\": {\"type\": \"Fancy\"}")),
-              "post_processor type 'Fancy' is not supported"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": "
-                                    "[{\"type\": \"Digits\"}, {\"type\": \"Punctuation\"}]}")),
-              "type 'Punctuation' is not supported"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"truncation\": {\"max_length\": 8}")), "truncation is not supported"));
-}
-
-TEST(TokenizerErrors, UnsupportedRegexConstructsAreNamed) {
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": "
-                                    "\"(?<=a)b\"}, \"behavior\": \"Isolated\"}")),
-              "pre_tokenizer Split: regex '(?<=a)b': lookbehind is not supported at byte"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": "
-                                    "\"^a\"}, \"behavior\": \"Isolated\"}")),
-              "anchors are not supported"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": "
-                                    "\"\\\\p{Greek}\"}, \"behavior\": \"Isolated\"}")),
-              "unsupported \\p{...} property"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": "
-                                    "\"a\"}, \"behavior\": \"Sideways\"}")),
-              "behavior 'Sideways' is unknown"));
-}
-
-TEST(TokenizerErrors, BadModelsAreExplained) {
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"model\": {\"type\": \"BPE\", \"merges\": []}")),
-              "model BPE: 'vocab' is missing"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [\"a c\"]}")),
-              "merge 0 ('a' + 'c'): 'c' is not in the vocabulary"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [\"abc\"]}")),
-              "merge 0 is neither"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": \"x\"}, \"merges\": []}")),
-              "the id of 'a' is not a non-negative integer"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"model\": {\"type\": \"BPE\", \"dropout\": 0.1, \"vocab\": {}, \"merges\": []}")),
-              "dropout 0.1 is not supported"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"model\": {\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"vocab\": {}, "
-                                    "\"merges\": []}")),
-              "unk_token '<unk>' is not in the vocabulary"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"decoder\": {\"type\": \"Strip\", \"content\": \"ab\"}")),
-              "decoder Strip: 'content' must be one character"));
-  EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer("\"pre_tokenizer\": {\"type\": \"ByteLevel\", \"use_regex\": 1}")),
-              "'use_regex' must be a boolean, not a number"));
+// Each section (a tokenizer.json member) and the words its error must contain.
+TEST(TokenizerErrors, UnsupportedOrBadComponentsAreNamed) {
+  const std::vector<std::pair<std::string, std::string>> kCases = {
+      {"\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}",
+       "model type 'WordPiece' is not supported; supported: BPE"},
+      {"\"pre_tokenizer\": {\"type\": \"Whitespace\"}",
+       "pre_tokenizer type 'Whitespace' is not supported; supported: ByteLevel, Split"},
+      {"\"normalizer\": {\"type\": \"NFKC\"}",
+       "normalizer type 'NFKC' is not supported; supported: NFC"},
+      {"\"decoder\": {\"type\": \"WordPiece\"}",
+       "decoder type 'WordPiece' is not supported"},
+      {"\"post_processor\": {\"type\": \"Fancy\"}",
+       "post_processor type 'Fancy' is not supported"},
+      {"\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Digits\"}, {\"type\": \"Punctuation\"}]}",
+       "type 'Punctuation' is not supported"},
+      {"\"truncation\": {\"max_length\": 8}",
+       "truncation is not supported"},
+      {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?<=a)b\"}, \"behavior\": \"Isolated\"}",
+       "pre_tokenizer Split: regex '(?<=a)b': lookbehind is not supported at byte"},
+      {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"^a\"}, \"behavior\": \"Isolated\"}",
+       "anchors are not supported"},
+      {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\p{Greek}\"}, \"behavior\": \"Isolated\"}",
+       "unsupported \\p{...} property"},
+      {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"a\"}, \"behavior\": \"Sideways\"}",
+       "behavior 'Sideways' is unknown"},
+      {"\"model\": {\"type\": \"BPE\", \"merges\": []}",
+       "model BPE: 'vocab' is missing"},
+      {"\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [\"a c\"]}",
+       "merge 0 ('a' + 'c'): 'c' is not in the vocabulary"},
+      {"\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [\"abc\"]}",
+       "merge 0 is neither"},
+      {"\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": \"x\"}, \"merges\": []}",
+       "the id of 'a' is not a non-negative integer"},
+      {"\"model\": {\"type\": \"BPE\", \"dropout\": 0.1, \"vocab\": {}, \"merges\": []}",
+       "dropout 0.1 is not supported"},
+      {"\"model\": {\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"vocab\": {}, \"merges\": []}",
+       "unk_token '<unk>' is not in the vocabulary"},
+      {"\"decoder\": {\"type\": \"Strip\", \"content\": \"ab\"}",
+       "decoder Strip: 'content' must be one character"},
+      {"\"pre_tokenizer\": {\"type\": \"ByteLevel\", \"use_regex\": 1}",
+       "'use_regex' must be a boolean, not a number"},
+  };
+  for (const auto& [section, expected] : kCases) {
+    EXPECT_TRUE(Contains(ErrorOf(TinyTokenizer(section)), expected)) << section;
+  }
 }
 
 // Cut or corrupted tokenizer.json files give errors or work, and never crash.
 TEST(TokenizerErrors, DamagedFilesNeverCrash) {
-  const std::string json = ReadFile("cc/llm/testdata/llama3.tokenizer.json");
+  const std::string json = ReadTestFile("llama3.tokenizer.json");
   ASSERT_FALSE(json.empty());
   for (size_t cut = 0; cut < json.size(); cut += json.size() / 97) {
     EXPECT_FALSE(Tokenizer::FromJson(json.substr(0, cut)).ok()) << cut;
@@ -143,7 +130,7 @@ TEST(TokenizerErrors, MinimalTokenizerWorks) {
 class GoldenTokenizerTest : public ::testing::Test {
  protected:
   void Load(const std::string& name) {
-    auto tokenizer = Tokenizer::FromJson(ReadFile("cc/llm/testdata/" + name + ".tokenizer.json"));
+    auto tokenizer = Tokenizer::FromJson(ReadTestFile(name + ".tokenizer.json"));
     ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
     tokenizer_.emplace(std::move(tokenizer).value());
   }
