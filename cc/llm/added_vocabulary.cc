@@ -16,16 +16,20 @@ bool IsWordCharacter(char32_t c) {
   return major == 'L' || major == 'N' || major == 'M' || c == '_';
 }
 
-// The code point that ends / starts `text`, or 0 for empty text.
-char32_t LastCharacter(std::string_view text) {
-  if (text.empty()) return 0;
-  size_t begin = text.size() - 1;
-  while (begin > 0 && (static_cast<unsigned char>(text[begin]) & 0xC0) == 0x80) --begin;
-  return utf8::Decode(text.substr(begin))[0];
+// The code point that ends at `end` (0 if nothing does), and where it begins.
+char32_t CharacterBefore(std::string_view text, size_t end, size_t* begin) {
+  *begin = end;
+  if (end == 0) return 0;
+  do {
+    --*begin;
+  } while (*begin > 0 && (static_cast<unsigned char>(text[*begin]) & 0xC0) == 0x80);
+  return utf8::Decode(text.substr(*begin, end - *begin))[0];
 }
-char32_t FirstCharacter(std::string_view text) {
-  if (text.empty()) return 0;
-  return utf8::Decode(text.substr(0, std::max<size_t>(1, utf8::SequenceLength(text, 0))))[0];
+
+// The code point that begins at `begin` (0 at the end of the text), and its length.
+char32_t CharacterAt(std::string_view text, size_t begin, size_t* length) {
+  *length = begin < text.size() ? utf8::SequenceLength(text, begin) : 0;
+  return *length == 0 ? 0 : utf8::Decode(text.substr(begin, *length))[0];
 }
 
 }  // namespace
@@ -105,19 +109,19 @@ void AddedVocabulary::SplitWith(const PreToken& piece, const MatchSet& set, std:
     size_t start = best_start, stop = best_start + best_length;
     search = stop;
     const AddedToken& token = tokens_[set.candidates[best].token];
-    if (token.single_word && (IsWordCharacter(LastCharacter(std::string_view(text).substr(0, start))) ||
-                              IsWordCharacter(FirstCharacter(std::string_view(text).substr(stop))))) {
+    size_t before, length;
+    if (token.single_word && (IsWordCharacter(CharacterBefore(text, start, &before)) ||
+                              IsWordCharacter(CharacterAt(text, stop, &length)))) {
       continue;
     }
     if (token.lstrip) {
-      while (start > piece_start && unicode::IsWhiteSpace(LastCharacter(std::string_view(text).substr(0, start)))) {
-        start -= utf8::Encode(std::u32string(1, LastCharacter(std::string_view(text).substr(0, start)))).size();
+      // Not into what an earlier match took.
+      while (start > piece_start && unicode::IsWhiteSpace(CharacterBefore(text, start, &before))) {
+        start = std::max(before, piece_start);
       }
     }
     if (token.rstrip) {
-      while (stop < text.size() && unicode::IsWhiteSpace(FirstCharacter(std::string_view(text).substr(stop)))) {
-        stop += utf8::SequenceLength(text, stop);
-      }
+      while (unicode::IsWhiteSpace(CharacterAt(text, stop, &length))) stop += length;
       search = stop;
     }
     emit_text(piece_start, start);
