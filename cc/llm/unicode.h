@@ -6,8 +6,9 @@
 // 16.0 for \p{L}, \p{N} and \s, and unicode-normalization for NFC. The code points
 // assigned in Unicode 15.0 to 16.0 (about 9,300 letters such as Kawi, Todhri or Garay
 // and 120 digits) are unassigned here: not letters, not numbers, and without
-// decompositions. Every code point assigned in Unicode 14 has the same category as in
-// tokenizers (checked over all code points when the tables were introduced).
+// decompositions. Every code point assigned in Unicode 14 is in the same \p{L}, \p{N},
+// \p{P}, \p{S}, \p{M}, \p{Z} and \s as in tokenizers (checked over all code points
+// against the Python package when the tables were introduced).
 //
 // Stateless functions over constant tables; thread-safe.
 #ifndef PTEFORGE_CC_LLM_UNICODE_H_
