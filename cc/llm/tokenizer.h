@@ -41,9 +41,8 @@ class Tokenizer {
   // The number of distinct tokens, added tokens included (`get_vocab_size()`).
   size_t vocab_size() const;
 
-  struct Impl;
-
  private:
+  struct Impl;  // the pipeline's parts (tokenizer.cc)
   explicit Tokenizer(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
