@@ -13,7 +13,7 @@ Output format, one record per line:
 
 import sys
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.quiet import held_back, quiet_dependencies
 
 # Batches (as indices into the sentence file) and beam widths: greedy and beams, one
 # sentence and several (padded to the longest).
@@ -28,6 +28,11 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     quiet_dependencies()
+    with held_back():  # transformers' advice to install sacremoses, which we do not need
+        return _write_reference(argv)
+
+
+def _write_reference(argv: list[str]) -> int:
     import torch
     from transformers import MarianMTModel, MarianTokenizer
     from transformers.utils import logging as hf_logging

@@ -8,8 +8,11 @@ Usage: export_smoke.py <output.pte>
 
 import sys
 
-import torch
-from executorch.exir import to_edge
+from pteforge.quiet import held_back, quiet_dependencies
+
+quiet_dependencies()  # before torch and executorch are imported
+import torch  # noqa: E402
+from executorch.exir import to_edge  # noqa: E402
 
 
 class Affine(torch.nn.Module):
@@ -32,8 +35,9 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    program = torch.export.export(Affine().eval(), (torch.zeros(2, 4),), strict=True)
-    buffer = to_edge(program).to_executorch().buffer
+    with held_back():
+        program = torch.export.export(Affine().eval(), (torch.zeros(2, 4),), strict=True)
+        buffer = to_edge(program).to_executorch().buffer
     with open(argv[1], "wb") as out:
         out.write(buffer)
     return 0
