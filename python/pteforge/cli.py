@@ -2,7 +2,7 @@
 
     python -m pteforge.export --model=models.stateful:make_exporter --out=stateful.pte \\
         [--backend=xnnpack] [--report=stateful.report.json] [--model_args=key=value ...] \\
-        [--replay=stateful.replay.txt] [--verbose]
+        [--replay=stateful.replay.txt] [--plan_svg=stateful.plan.svg] [--verbose]
 
 The factory is a function returning a configured MultiMethodExporter; --model_args
 become its keyword arguments (as strings). Exit status: 0 on success, 1 when the export
@@ -33,6 +33,7 @@ flags.DEFINE_multi_string("model_args", [], "key=value keyword arguments for the
 flags.DEFINE_string(
     "replay", None, "Also write the conformance replay record (calls and eager PyTorch's results) here."
 )
+flags.DEFINE_string("plan_svg", None, "Also draw the memory plan as an SVG picture here (pteforge.plan_svg).")
 flags.DEFINE_bool(
     "verbose", False, "Also show what torch, torchao and ExecuTorch print (held back by default)."
 )
@@ -123,6 +124,8 @@ def main(argv: list[str]) -> int:
         written = list(program.save(FLAGS.out, FLAGS.report))
         if FLAGS.replay is not None:
             written.append(program.save_replay(FLAGS.replay))
+        if FLAGS.plan_svg is not None:
+            written.append(program.save_plan_svg(FLAGS.plan_svg))
     except CommandError as error:
         print(f"pteforge: error: {error}", file=sys.stderr)
         return 2

@@ -7,6 +7,7 @@
         backend = "portable",                     # or "xnnpack"
         model_args = {"rows": "4"},               # factory keyword arguments ($(execpath) expands)
         replay = True,                            # also stateful.replay.txt (pteforge.replay)
+        plan_svg = True,                          # also stateful.plan.svg (pteforge.plan_svg)
     )
 
 The output files are named after the target, without a trailing "_pte"; the target's
@@ -24,13 +25,14 @@ def _pte_export_impl(ctx):
     pte = ctx.actions.declare_file(name + ".pte")
     report = ctx.actions.declare_file(name + ".report.json")
     replay = [ctx.actions.declare_file(name + ".replay.txt")] if ctx.attr.replay else []
+    plan = [ctx.actions.declare_file(name + ".plan.svg")] if ctx.attr.plan_svg else []
     sources = depset(transitive = [dep[PyInfo].transitive_sources for dep in ctx.attr.deps])
     arguments = [
         "--model=" + ctx.attr.model,
         "--out=" + pte.path,
         "--report=" + report.path,
         "--backend=" + ctx.attr.backend,
-    ] + ["--replay=" + file.path for file in replay] + [
+    ] + ["--replay=" + file.path for file in replay] + ["--plan_svg=" + file.path for file in plan] + [
         "--model_args=%s=%s" % (key, ctx.expand_location(value, ctx.attr.data))
         for key, value in sorted(ctx.attr.model_args.items())
     ]
@@ -38,7 +40,7 @@ def _pte_export_impl(ctx):
         executable = ctx.attr._exporter[DefaultInfo].files_to_run,
         arguments = arguments,
         inputs = depset(ctx.files.data, transitive = [sources]),
-        outputs = [pte, report] + replay,
+        outputs = [pte, report] + replay + plan,
         # Model packages are imported by their workspace path (models.stateful), from
         # the source tree or, for generated files, the output tree.
         env = {"PYTHONPATH": ".:" + ctx.bin_dir.path},
@@ -53,7 +55,7 @@ def _pte_export_impl(ctx):
             files = depset([pte]),
             runfiles = ctx.runfiles(files = [pte, report] + replay),
         ),
-        OutputGroupInfo(report = depset([report]), replay = depset(replay)),
+        OutputGroupInfo(report = depset([report]), replay = depset(replay), plan = depset(plan)),
     ]
 
 pte_export = rule(
@@ -72,6 +74,10 @@ pte_export = rule(
         "replay": attr.bool(
             doc = "Also write <name>.replay.txt: the conformance calls and eager PyTorch's " +
                   "results, to check the program again where it runs (cc/replay).",
+        ),
+        "plan_svg": attr.bool(
+            doc = "Also write <name>.plan.svg: the memory plan as a picture (output group " +
+                  "\"plan\"; pteforge.plan_svg).",
         ),
         "model_args": attr.string_dict(
             doc = "Keyword arguments for the factory; $(execpath ...) of `data` expands.",

@@ -69,6 +69,16 @@ class PteProgram:
         return path
 
 
+    def save_plan_svg(self, path: str | os.PathLike) -> str:
+        """Writes the memory plan as an SVG picture (pteforge.plan_svg), atomically."""
+        from pteforge import plan_svg  # only when asked for
+
+        path = os.fspath(path)
+        # As the saved report reads (sorted keys), so `pteforge report --svg` draws the same.
+        _write_atomically(path, plan_svg.render(json.loads(self.report_json())).encode())
+        return path
+
+
 def _write_atomically(path: str, data: bytes) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".pteforge-", suffix=".tmp")

@@ -14,14 +14,12 @@ import torch
 from runfiles import runfiles
 
 from pteforge import ExportError, MultiMethodExporter, testing
-from tests.corpus import corpus_models, written_arguments_models
+from tests.corpus.corpus_models import CASES
 
 import pytest
 
 SEQUENCES = int(os.environ.get("PTEFORGE_CORPUS_SEQUENCES", "2"))
 CALLS = int(os.environ.get("PTEFORGE_CORPUS_CALLS", "12"))
-
-CASES = corpus_models.CASES + written_arguments_models.WRITTEN_ARGUMENT_CASES
 
 # The replay record holds these dtypes (pteforge.replay); state of others is checked
 # in Python only.
