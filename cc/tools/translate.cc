@@ -171,7 +171,7 @@ int Main(int argc, char** argv) {
   if (info.weights_are_random) {
     std::fprintf(stderr,
                  "%s: WARNING: this model has UNTRAINED random weights (no OPUS-MT checkpoint was "
-                 "given when it was built): the output is NOT a translation. See README.md, OPUS-MT.\n",
+                 "given when it was built): the output is NOT a translation. See docs/translation.md, OPUS-MT.\n",
                  program.c_str());
   }
 

@@ -2,7 +2,7 @@
 
 ExecuTorch's runtime sources are on no package registry, so the user points the build
 at a tree, like an SDK: the folder that holds runtime/, kernels/, schema/ and codegen/
-(an upstream checkout works; README, "ExecuTorch from source"). The tree is symlinked,
+(an upstream checkout works; docs/microcontrollers.md). The tree is symlinked,
 never copied, as `executorch/` (so `#include <executorch/runtime/...>` resolves) and
 built by source.BUILD: the runtime for every target (Cortex-M55 needs it; x86_64 and
 aarch64 use it with --config=source_runtime).
@@ -45,7 +45,7 @@ _MISSING_CONSTRAINT = "@//third_party/executorch:set_PTEFORGE_EXECUTORCH_SRC_to_
 def _missing_build_file():
     lines = [
         "# %s is not set: no ExecuTorch source tree, so every library here is" % SOURCE_ENV,
-        "# incompatible and Bazel skips whatever needs one (README, \"ExecuTorch from source\").",
+        "# incompatible and Bazel skips whatever needs one (docs/microcontrollers.md).",
         "# (filegroups cannot be incompatible in Bazel 4.2.3: they hold a placeholder,",
         "# and rules reading them check EXECUTORCH_SOURCE in defs.bzl.)",
         'package(default_visibility = ["//visibility:public"])',

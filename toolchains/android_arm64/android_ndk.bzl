@@ -124,7 +124,7 @@ def _android_ndk_impl(rctx):
         "No package registry ships the NDK: download it from developer.android.com/ndk " +
         "(r25 or newer), unpack it, and run\\n" +
         "    export %s=/path/to/android-ndk-rXX\\n" % _NDK_ENV +
-        "then build again with --config=android_arm64. See README.md, Target matrix."
+        "then build again with --config=android_arm64. See docs/targets.md."
     )
     rctx.file("missing.bzl", _MISSING_BZL.format(message = message))
     rctx.file("BUILD.bazel", _MISSING_BUILD.format(constraints = _TARGET_CONSTRAINTS))

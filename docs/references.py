@@ -1,0 +1,189 @@
+"""What README.md and docs/*.md refer to: Bazel labels, repository paths, tools' flags and
+`--config`s. Docs that cannot rot rest on it:
+
+  - docs/references.bzl lists every target the pages name; //docs:references depends on
+    all of them, so Bazel refuses to analyze the workspace when one is renamed or
+    removed (a target the docs name is visible to //docs);
+  - //docs:docs_test checks that the list is exactly what the pages name today, that
+    every repository path they name exists, that every `--flag` given to one of
+    pteforge's tools is in that tool's --help, and every `--config=x` is in .bazelrc.
+
+After editing the pages, regenerate the list (it checks that each path exists):
+
+    python3 docs/references.py --write
+
+Standard library only: it runs before any venv exists.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import sys
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# Top-level entries of the repository a documented path may start with.
+_TOP = ("cc/", "python/", "models/", "tests/", "toolchains/", "third_party/", "benchmarks/", "deploy/",
+        "docs/", "tools/", ".ci/", "bazelw", "WORKSPACE", "BUILD.bazel", ".bazelrc")
+
+# pteforge's tools as the pages call them -> the Bazel target whose --help lists the
+# tool's flags. `python -m pteforge.export` is the exporter's command line.
+TOOLS = {
+    "pte_run": "//cc/tools:pte_run",
+    "pte_replay": "//cc/tools:pte_replay",
+    "translate": "//cc/tools:translate",
+    "opus_translate": "//cc/tools:opus_translate",
+    "tokenize": "//cc/llm:tokenize",
+    "pteforge.export": "//python/pteforge:export",
+    "pteforge-export": "//python/pteforge:export",
+}
+
+
+def documents(root: str = ROOT) -> list[tuple[str, str]]:
+    """(name, text) of README.md and every docs/*.md."""
+    names = ["README.md"] + sorted(f"docs/{n}" for n in os.listdir(os.path.join(root, "docs")) if n.endswith(".md"))
+    result = []
+    for name in names:
+        with open(os.path.join(root, name), encoding="utf-8") as handle:
+            result.append((name, handle.read()))
+    return result
+
+
+def _expand_braces(word: str) -> list[str]:
+    """`a_{x,y}_b` -> ["a_x_b", "a_y_b"] (as the pages abbreviate target families)."""
+    parts = re.split(r"\{([^{}]*)\}", word)
+    choices = [[part] if i % 2 == 0 else part.split(",") for i, part in enumerate(parts)]
+    return ["".join(combination) for combination in itertools.product(*choices)]
+
+
+def _code_spans(text: str) -> list[str]:
+    """Inline `code` and the lines of ``` blocks, continuation lines joined. Blocks
+    marked ```text (listings of other places, e.g. the arm64 bundle's files) are not
+    about this repository and are left out."""
+    spans = []
+    for language, block in re.findall(r"```([a-z]*)\n(.*?)```", text, re.S):
+        if language != "text":
+            spans += block.replace("\\\n", " ").splitlines()
+    prose = re.sub(r"```[a-z]*\n.*?```", "", text, flags=re.S)
+    spans += re.findall(r"`([^`\n]+)`", prose)
+    return spans
+
+
+def labels(text: str) -> set[str]:
+    """Bazel labels of this workspace the text names (patterns like //... excluded)."""
+    found = set()
+    for word in re.findall(r"(?<![\w:/@])//[^\s`'\")\]|,;{}]*(?:\{[^}\s]*\}[^\s`'\")\]|,;{}]*)*", text):
+        word = word.split("=", 1)[0]  # --//x:setting=value
+        if "..." in word or "*" in word:
+            continue  # a pattern, not a label
+        for label in _expand_braces(word.rstrip(".")):
+            if label != "//" and not label.endswith(":all"):
+                found.add(label)
+    return found
+
+
+def paths(text: str) -> set[str]:
+    """Repository paths the text names in code spans (`cc/runtime/session.h`, `models/opus`)."""
+    found = set()
+    for span in _code_spans(text):
+        for word in span.split():
+            word = word.strip("()[],;:'\"").removeprefix("./")
+            if word.startswith(_TOP) and not any(c in word for c in "<>*$=:"):
+                found.add(word.rstrip("/.") or word)
+    return found
+
+
+def tool_flags(text: str) -> set[tuple[str, str]]:
+    """(tool, flag) for every --flag the text gives one of pteforge's tools."""
+    found = set()
+    for span in _code_spans(text):
+        words = span.split()
+        tool = None
+        for word in words:
+            base = word.rsplit("/", 1)[-1].split(":")[-1]
+            if base in TOOLS:
+                tool = base
+            elif tool is not None and word.startswith("--") and len(word) > 2:
+                name = word[2:].split("=", 1)[0]
+                if re.fullmatch(r"[a-z][a-z0-9_]*", name):
+                    found.add((tool, name))
+            elif word in ("|", "&&", ";"):
+                tool = None
+    return found
+
+
+def configs(text: str) -> set[str]:
+    """The names of every --config=x the text gives Bazel."""
+    return set(re.findall(r"--config=([a-z0-9_]+)", text))
+
+
+def path_exists(path: str, root: str = ROOT) -> None:
+    """Checks that `path` names a file or folder of the repository, or is the stem of
+    files (`cc/cli/executorch_log` for its .h and .cc).
+
+    Raises:
+      ValueError: nothing at `path`.
+    """
+    full = os.path.join(root, path)
+    if os.path.exists(full):
+        return
+    folder = os.path.dirname(full)
+    if os.path.isdir(folder) and any(n.startswith(os.path.basename(full) + ".") for n in os.listdir(folder)):
+        return
+    raise ValueError(f"{path}: no such file or folder in the repository")
+
+
+def everything(root: str = ROOT) -> tuple[set[str], set[str], set[tuple[str, str]], set[str]]:
+    """Labels, paths, tool flags and configs named across all pages."""
+    all_labels, all_paths, all_flags, all_configs = set(), set(), set(), set()
+    for _, text in documents(root):
+        all_labels |= labels(text)
+        all_paths |= paths(text)
+        all_flags |= tool_flags(text)
+        all_configs |= configs(text)
+    return all_labels, all_paths, all_flags, all_configs
+
+
+def bzl_text(root: str = ROOT) -> str:
+    """docs/references.bzl for the pages as they are.
+
+    Raises:
+      ValueError: a page names a path that does not exist.
+    """
+    all_labels, all_paths, _, _ = everything(root)
+    targets = sorted(label for label in all_labels if ":" in label and not label.endswith(".bzl"))
+    # A package named as //a/b is checked as the folder a/b, and a file of Starlark
+    # (load("//a:x.bzl", ...), not a target) as the path a/x.bzl.
+    folders = sorted(label[2:] for label in all_labels if ":" not in label)
+    folders += sorted(label[2:].replace(":", "/") for label in all_labels if label.endswith(".bzl"))
+    for path in sorted(all_paths) + folders:
+        path_exists(path, root)
+    lines = ["# Generated by `python3 docs/references.py --write` from README.md and docs/*.md: do not edit.",
+             "# //docs:references depends on every target; //docs:docs_test checks the paths.", "",
+             "DOC_TARGETS = ["]
+    lines += [f'    "{label}",' for label in targets]
+    lines += ["]", "", "DOC_PATHS = ["]
+    lines += [f'    "{path}",' for path in sorted(set(all_paths) | set(folders))]
+    lines += ["]", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    if argv[1:] != ["--write"]:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        text = bzl_text()
+    except ValueError as error:
+        print(f"docs/references.py: error: a page names {error}", file=sys.stderr)
+        return 1
+    with open(os.path.join(HERE, "references.bzl"), "w", encoding="utf-8") as handle:
+        handle.write(text)
+    print(f"wrote docs/references.bzl ({text.count(chr(10))} lines)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
