@@ -3,16 +3,20 @@
 // Anything else is refused with what was found and what is accepted: another sample
 // format or size (8/24/32-bit, float, A-law), more than one channel, another rate. A
 // file that is truncated or malformed (a chunk running past the end of the file, no
-// "fmt " or "data" chunk, a size field that disagrees with the file) is an error too,
-// never a partial result. Samples become floats as torchaudio reads them (x / 32768).
+// "fmt " or "data" chunk, a size field that disagrees with the file) is an error when
+// it is opened, before any sample is read, so there is never a partial result.
+// Samples become floats as torchaudio reads them (x / 32768).
 //
-// Works on any C library with stdio (on the Cortex-M55, files are the host's, through
-// semihosting). Thread-compatible.
+// WavReader reads the samples in pieces, so a microcontroller can stream a file
+// larger than its RAM (on the Cortex-M55, the host's file through semihosting); it
+// needs only stdio. Thread-compatible.
 #ifndef PTEFORGE_CC_VAD_WAV_H_
 #define PTEFORGE_CC_VAD_WAV_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,17 +24,41 @@
 
 namespace pteforge {
 
+// The rates Silero VAD has models for.
+bool IsSupportedRate(int sample_rate);
+
+class WavReader {
+ public:
+  // Opens `path` and checks its whole layout; the error says what is wrong and what
+  // is accepted.
+  static StatusOr<std::unique_ptr<WavReader>> Open(const std::string& path);
+  ~WavReader();
+  WavReader(const WavReader&) = delete;
+  WavReader& operator=(const WavReader&) = delete;
+
+  int sample_rate() const { return sample_rate_; }
+  int64_t samples() const { return samples_; }  // in the file
+  int64_t remaining() const { return samples_ - read_; }
+
+  // Appends up to `count` more samples to `out`; fewer only at the end of the data.
+  Status Read(size_t count, std::vector<float>* out);
+
+ private:
+  WavReader() = default;
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  int sample_rate_ = 0;
+  int64_t samples_ = 0;
+  int64_t read_ = 0;
+};
+
 struct Audio {
   int sample_rate = 0;
   std::vector<float> samples;  // mono, in [-1, 1)
 };
 
-// The rates Silero VAD has models for.
-bool IsSupportedRate(int sample_rate);
-
-// Parses a whole WAV file held in memory; `name` says which file in messages.
-StatusOr<Audio> ParseWav(const uint8_t* data, size_t size, const std::string& name);
-// Reads and parses the file at `path`.
+// The whole file at once (WavReader::Open, then every sample).
 StatusOr<Audio> ReadWav(const std::string& path);
 
 // Converts 16-bit little-endian PCM bytes (`count` samples) to floats, appending.

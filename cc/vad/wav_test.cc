@@ -65,11 +65,24 @@ std::vector<uint8_t> MakeWav(const WavSpec& spec) {
   return file;
 }
 
-StatusOr<Audio> Parse(const std::vector<uint8_t>& bytes) { return ParseWav(bytes.data(), bytes.size(), "x.wav"); }
+// Writes `bytes` to a file and reads it back.
+StatusOr<Audio> Parse(const std::vector<uint8_t>& bytes) {
+  const std::string path = testing::TempDir() + "x.wav";
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  EXPECT_NE(file, nullptr);
+  if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), file);
+  std::fclose(file);
+  return ReadWav(path);
+}
 
+// The error reading `bytes`, the file named x.wav.
 std::string Error(const std::vector<uint8_t>& bytes) {
   auto audio = Parse(bytes);
-  return audio.ok() ? "(no error)" : audio.status().message();
+  if (audio.ok()) return "(no error)";
+  std::string message = audio.status().message();
+  const std::string path = testing::TempDir() + "x.wav";
+  for (size_t at; (at = message.find(path)) != std::string::npos;) message.replace(at, path.size(), "x.wav");
+  return message;
 }
 
 TEST(WavTest, ReadsPcm16MonoAsTorchaudioDoes) {
@@ -139,6 +152,19 @@ TEST(WavTest, RefusesTruncatedAndMalformedFiles) {
   std::vector<uint8_t> no_data(good.begin(), good.begin() + 36);
   no_data[4] = 28;
   EXPECT_EQ(Error(no_data), "x.wav has no \"data\" chunk");
+}
+
+TEST(WavTest, ReaderGivesTheSamplesInPieces) {
+  ASSERT_TRUE(Parse(MakeWav(WavSpec())).ok());  // writes x.wav
+  auto reader = WavReader::Open(testing::TempDir() + "x.wav");
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  EXPECT_EQ(reader.value()->samples(), 5);
+  std::vector<float> samples;
+  ASSERT_TRUE(reader.value()->Read(2, &samples).ok());
+  EXPECT_EQ(samples, (std::vector<float>{0.0f, 0.5f}));
+  ASSERT_TRUE(reader.value()->Read(10, &samples).ok());
+  EXPECT_EQ(samples.size(), 5u);
+  EXPECT_EQ(reader.value()->remaining(), 0);
 }
 
 TEST(WavTest, ReadWavSaysWhichFileCannotBeOpened) {

@@ -15,10 +15,15 @@ import os
 
 import torch
 
-from models.silero_vad import int8, model, package
+from models.silero_vad import columns, int8, model, package
 from pteforge import ExportError, MultiMethodExporter, Tolerance
 
 QUANTIZATIONS = ("none", "int8")
+# How the network is computed: "convolutions" as silero's model computes it (equal to it
+# bit for bit in eager PyTorch; what XNNPACK runs best), or "columns" as matrix
+# products (columns.py: what the portable kernels run best, 4x fewer instructions on the
+# Cortex-M55). int8 weights need columns.
+LAYOUTS = ("convolutions", "columns")
 # The int8 program is checked against its own eager module (the same int8 weights and
 # the same mixed_linear kernel): only summation order differs.
 INT8_TOLERANCE = Tolerance(atol=1e-5, rtol=1e-5)
@@ -78,17 +83,22 @@ def start_runtime_thread_pool_quietly() -> None:
         os.close(saved)
 
 
-def make_exporter(rates: str = "16000,8000", quantization: str = "none") -> MultiMethodExporter:
+def make_exporter(rates: str = "16000,8000", quantization: str = "none",
+                  layout: str = "convolutions") -> MultiMethodExporter:
     """The configured exporter.
 
     Args (strings, as --model_args gives them):
       rates: which of Silero's models to include ("16000", "8000" or both).
-      quantization: "none" (float32, the jit's weights) or "int8" (int8 weights, one
-        scale per output channel, for the portable and quantized kernels of a
-        microcontroller; models/silero_vad/int8.py).
+      quantization: "none" (float32, the jit's weights) or "int8" (int8 weights for the
+        portable and quantized kernels of a microcontroller; int8.py).
+      layout: "convolutions" or "columns" (LAYOUTS).
     """
     if quantization not in QUANTIZATIONS:
         raise ExportError(f"quantization={quantization!r}: expected one of {', '.join(QUANTIZATIONS)}")
+    if layout not in LAYOUTS:
+        raise ExportError(f"layout={layout!r}: expected one of {', '.join(LAYOUTS)}")
+    if quantization == "int8" and layout != "columns":
+        raise ExportError("quantization=int8 needs layout=columns (int8 weights are matrix products)")
     rate_list = parse_rates(rates)
     try:
         weights = model.load_jit_weights(package.find())
@@ -101,6 +111,8 @@ def make_exporter(rates: str = "16000,8000", quantization: str = "none") -> Mult
     if quantization == "int8":
         module = int8.quantize(module)
         name += "_int8"
+    elif layout == "columns":
+        module = columns.as_columns(module)
 
     start_runtime_thread_pool_quietly()
     exporter = MultiMethodExporter(module.eval(), name=name)

@@ -1,24 +1,16 @@
 """Silero VAD with int8 weights, for the portable and quantized kernels of a microcontroller.
 
-The weight matrices are stored as int8 with a float32 scale per row and a float32
-factor per column (quantize_rows), and every product with them is ExecuTorch's
-`quantized_decomposed::mixed_linear` (float input times int8 weight, scaled per row,
-accumulated in float) on the input multiplied by the column factors: the weights are
-never expanded to float32, so the program needs no float copy of them in RAM. Two
-encoder layers stay float32 (FLOAT_ENCODER_LAYERS: the measurements that chose them
-are there). The convolutions become such products by laying out their inputs as columns
-(time-major, so the STFT's frames and each convolution's receptive fields are slices
-of the signal):
+The network as products (columns.py), where the weight matrices are stored as int8 with
+a float32 scale per row and a float32 factor per column (quantize_rows), and every
+product with them is ExecuTorch's `quantized_decomposed::mixed_linear` (float input
+times int8 weight, scaled per row, accumulated in float) on the input multiplied by the
+column factors: the weights are never expanded to float32, so the program needs no
+float copy of them in RAM. Two encoder layers stay float32 (FLOAT_ENCODER_LAYERS: the
+measurements that chose them are there); biases stay float32.
 
-    STFT         frames [4, filter_length] x basis [2 * cutoff, filter_length]
-    encoder i    columns [T_out, 3 * C_in] x weight [C_out, 3 * C_in]
-    LSTM cell    x [1, 128] x W_ih [512, 128]  +  h [1, 128] x W_hh [512, 128]  (+ biases)
-    decoder      relu(h) [1, 128] x w [1, 128]  (+ bias), sigmoid
-
-Biases stay float32. The arithmetic otherwise is the float model's (model.py); how far
-the probabilities move from float32 is measured by the tests and the benchmark, not
-hidden by the export's conformance check, which compares the program with this
-module (the same int8 weights and the same kernel).
+How far int8 moves the probabilities from float32 is measured by the tests and the
+benchmark, not hidden by the export's conformance check, which compares the program
+with this module (the same int8 weights and the same kernel).
 """
 
 from __future__ import annotations
@@ -27,8 +19,8 @@ import functools
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
+from models.silero_vad import columns
 from models.silero_vad import model as float_model
 
 
@@ -94,88 +86,30 @@ def quantize_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, tor
 
 class Int8Linear(nn.Module):
     """x [m, n] times an int8 [p, n] weight (quantize_rows), plus an optional float
-    bias: mixed_linear(x * columns, int8, scales)."""
+    bias: mixed_linear(x * factors, int8, scales)."""
 
     def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None):
         super().__init__()
-        rows, scales, columns = quantize_rows(weight)
+        rows, scales, factors = quantize_rows(weight)
         self.register_buffer("weight", rows)
         self.register_buffer("scales", scales)
-        self.register_buffer("columns", columns)
+        self.register_buffer("factors", factors)
         self.bias = None if bias is None else nn.Parameter(bias.detach().clone(), requires_grad=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = torch.ops.quantized_decomposed.mixed_linear(x * self.columns, self.weight, self.scales, None)
+        y = torch.ops.quantized_decomposed.mixed_linear(x * self.factors, self.weight, self.scales, None)
         return y if self.bias is None else y + self.bias
 
 
-class FloatLinear(nn.Module):
-    """The same product with a float32 weight (layers too sensitive for int8)."""
-
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor):
-        super().__init__()
-        self.weight = nn.Parameter(weight.detach().contiguous().clone(), requires_grad=False)
-        self.bias = nn.Parameter(bias.detach().clone(), requires_grad=False)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return F.linear(x, self.weight, self.bias)
-
-
-class Int8RateModel(nn.Module):
-    """RateModel (model.py) with int8 weights, computed as column products (see the
-    module docstring). Same interface: (x, h, c) -> (probability [1, 1], h, c)."""
-
-    def __init__(self, rate_model: float_model.RateModel):
-        super().__init__()
-        _mixed_linear_kernels()
-        self.context = rate_model.context
-        self.filter_length = rate_model.filter_length
-        self.hop = rate_model.hop
-        self.cutoff = rate_model.cutoff
-        self.stft = Int8Linear(rate_model.basis.squeeze(1))
-        # [C_out, C_in, 3] -> [C_out, 3 * C_in], matching columns laid out time-major.
-        self.encoder = nn.ModuleList([
-            (FloatLinear if i in FLOAT_ENCODER_LAYERS else Int8Linear)(
-                weight.permute(0, 2, 1).reshape(weight.shape[0], -1), bias)
-            for i, (weight, bias) in enumerate(zip(rate_model.encoder_weights, rate_model.encoder_biases))
-        ])
-        self.strides = float_model.ENCODER_STRIDES
-        rnn = rate_model.rnn
-        self.input_gates = Int8Linear(rnn.weight_ih, rnn.bias_ih)
-        self.hidden_gates = Int8Linear(rnn.weight_hh, rnn.bias_hh)
-        self.decoder = Int8Linear(rate_model.decoder_weight.squeeze(-1), rate_model.decoder_bias)
-
-    def features(self, x: torch.Tensor) -> torch.Tensor:
-        """STFT magnitude, time-major: x [1, context + chunk] -> [frames, cutoff]."""
-        padded = float_model.reflect_right(x, self.context)[0]
-        frames = (padded.shape[0] - self.filter_length) // self.hop + 1
-        spectrum = self.stft(torch.stack(
-            [padded[i * self.hop:i * self.hop + self.filter_length] for i in range(frames)]))
-        real = spectrum[:, :self.cutoff]
-        imaginary = spectrum[:, self.cutoff:]
-        return torch.sqrt(torch.pow(real, 2) + torch.pow(imaginary, 2))
-
-    def encode(self, x: torch.Tensor) -> torch.Tensor:
-        """Four conv (k=3, padding 1) + ReLU as column products: [4, cutoff] -> [1, 128]."""
-        for layer, stride in zip(self.encoder, self.strides):
-            padded = F.pad(x, (0, 0, 1, 1))  # one zero time step on each side
-            steps = (padded.shape[0] - 3) // stride + 1
-            columns = torch.stack([padded[t * stride:t * stride + 3].reshape(-1) for t in range(steps)])
-            x = F.relu(layer(columns))
-        return x
-
-    def forward(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        gates = self.input_gates(self.encode(self.features(x))) + self.hidden_gates(h)
-        i, f, g, o = gates.chunk(4, dim=1)  # LSTMCell's gate order
-        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-        h = torch.sigmoid(o) * torch.tanh(c)
-        # One time step: the float model's mean over time is the value itself.
-        return torch.sigmoid(self.decoder(F.relu(h))), h, c
+def _layer(name: str, weight: torch.Tensor, bias: torch.Tensor | None) -> nn.Module:
+    """int8, except the encoder layers kept in float32."""
+    if name in {f"encoder.{i}" for i in FLOAT_ENCODER_LAYERS}:
+        return columns.FloatLinear(weight, bias)
+    _mixed_linear_kernels()
+    return Int8Linear(weight, bias)
 
 
 def quantize(module: float_model.SileroVad) -> float_model.SileroVad:
-    """`module` with every rate's network replaced by its int8 version (in place);
-    its state is unchanged. Returns `module`."""
-    for rate, rate_model in list(module.models.items()):
-        module.models[rate] = Int8RateModel(rate_model)
-    return module
+    """`module` with every rate's network as products with int8 weights (in place); its
+    state is unchanged. Returns `module`."""
+    return columns.as_columns(module, _layer)

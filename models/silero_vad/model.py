@@ -10,7 +10,8 @@ Per chunk (16 kHz: 512 new samples; 8 kHz: 256), for one stream:
     reflect-pad 64 | 32 on the right; STFT as conv1d with forward_basis_buffer, stride
     128 | 64 (4 frames); magnitude of bins 0..cutoff-1 (real) vs cutoff.. (imaginary)
     four conv1d (k=3, pad 1, strides 1, 2, 2, 1) + ReLU        -> [1, 128, 1]
-    LSTMCell(128, 128) on (h, c); ReLU; conv1d(128, 1, 1); sigmoid; mean over time
+    LSTMCell(128, 128) on (h, c); ReLU; conv1d(128, 1, 1); sigmoid; mean over time (of
+    one step)
     the context becomes the last 64 | 32 samples of x
 
 The stream state is h, c (one pair for both rates, as the jit keeps one `_state`), the
@@ -76,9 +77,10 @@ class RateModel(nn.Module):
             [weight(f"encoder.{i}.reparam_conv.weight") for i in range(len(ENCODER_STRIDES))])
         self.encoder_biases = nn.ParameterList(
             [weight(f"encoder.{i}.reparam_conv.bias") for i in range(len(ENCODER_STRIDES))])
-        self.rnn = nn.LSTMCell(HIDDEN, HIDDEN)
-        for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
-            setattr(self.rnn, name, weight(f"decoder.rnn.{name}"))
+        self.weight_ih = weight("decoder.rnn.weight_ih")  # LSTMCell(128, 128): gates i, f, g, o
+        self.weight_hh = weight("decoder.rnn.weight_hh")
+        self.bias_ih = weight("decoder.rnn.bias_ih")
+        self.bias_hh = weight("decoder.rnn.bias_hh")
         self.decoder_weight = weight("decoder.decoder.2.weight")  # [1, 128, 1]
         self.decoder_bias = weight("decoder.decoder.2.bias")
 
@@ -97,13 +99,26 @@ class RateModel(nn.Module):
             x = F.relu(F.conv1d(x, weight, bias, stride=stride, padding=1))
         return x.squeeze(-1)
 
+    def lstm_cell(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """nn.LSTMCell as ATen computes it (aten/src/ATen/native/RNN.cpp, LSTMCell):
+        the same operations in the same order, so the result is bit for bit the same.
+        Written out because torch.export turns the cell's chunk(4) into
+        split_with_sizes_copy, a 68 KB kernel on the Cortex-M55, where slices reuse
+        slice_copy, which the STFT needs anyway."""
+        gates = F.linear(h, self.weight_hh, self.bias_hh) + F.linear(x, self.weight_ih, self.bias_ih)
+        i, f, g, o = (gates[:, k * HIDDEN:(k + 1) * HIDDEN] for k in range(4))
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        return torch.sigmoid(o) * torch.tanh(c), c
+
     def decode(self, h: torch.Tensor) -> torch.Tensor:
-        """ReLU, conv1d(128, 1, 1), sigmoid, mean over time: [1, 128] -> [1, 1]."""
+        """ReLU, conv1d(128, 1, 1), sigmoid: [1, 128] -> [1, 1]. (The jit then takes the
+        mean over time; there is one time step, whose mean is itself exactly, and
+        mean.out is a 170 KB kernel on the Cortex-M55: a reshape instead.)"""
         x = F.conv1d(F.relu(h.unsqueeze(-1)), self.decoder_weight, self.decoder_bias)
-        return torch.sigmoid(x).squeeze(1).mean(dim=1).unsqueeze(1)
+        return torch.sigmoid(x).reshape(1, 1)
 
     def forward(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        h, c = self.rnn(self.encode(self.features(x)), (h, c))
+        h, c = self.lstm_cell(self.encode(self.features(x)), h, c)
         return self.decode(h), h, c
 
 

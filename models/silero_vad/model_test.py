@@ -1,10 +1,11 @@
 """The eager module (model.py) equals silero's own model (the jit load_silero_vad()
 loads) exactly, chunk for chunk, at 16 and 8 kHz, across rate switches and resets; the
-int8 module (int8.py) stays close to it."""
+same network as matrix products (columns.py) differs by float rounding only, and with
+int8 weights (int8.py) stays close."""
 
 import torch
 
-from models.silero_vad import int8, model, package
+from models.silero_vad import columns, int8, model, package
 from pteforge import testing
 from tests.vad import audio_files
 
@@ -65,6 +66,17 @@ def test_reset_states_gives_a_fresh_stream():
     module.reset_states()
     assert all(torch.count_nonzero(getattr(module, name)) == 0 for name in module.state_names())
     assert torch.equal(_run(module, chunks[:60], rate), first)
+
+
+def test_as_matrix_products_the_network_differs_by_rounding_only():
+    exact, products = _module(), columns.as_columns(_module())
+    for name in SPEECH:
+        audio, rate = audio_files.read_wav(audio_files.path(name))
+        chunks = audio_files.chunks(audio, rate)
+        exact.reset_states()
+        products.reset_states()
+        difference = (_run(exact, chunks, rate) - _run(products, chunks, rate)).abs().max().item()
+        assert 0 < difference < 1e-4, f"{name}: {difference}"
 
 
 def test_int8_weights_stay_close_to_float32():

@@ -25,6 +25,7 @@ FILES = (
     "long_16k.wav",
     "noise_8k.wav",
     "pt_16k.wav",
+    "short_16k.wav",
     "silence_16k.wav",
 )
 

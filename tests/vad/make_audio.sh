@@ -49,6 +49,10 @@ speech en-us "$work/en_us.wav" \
   "Voice activity detection finds the speech in a long recording."
 to_rate "$work/en_us.wav" 16000 "$out/en_us_16k.wav"
 
+# Short, for the emulated Cortex-M55 (about 4 s: two utterances).
+speech en-us "$work/short.wav" "Hello." "See you soon."
+to_rate "$work/short.wav" 16000 "$out/short_16k.wav"
+
 speech en-gb "$work/en_gb.wav" "Good morning. The train to London leaves at half past nine."
 to_rate "$work/en_gb.wav" 8000 "$out/en_gb_8k.wav"
 
