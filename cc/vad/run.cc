@@ -1,6 +1,5 @@
 #include "cc/vad/run.h"
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -44,47 +43,44 @@ StatusOr<Running> StartStream(const SharedProgram& program, int sample_rate, con
 
 Status RunFiles(const SharedProgram& program, const std::vector<std::string>& paths, const VadOptions& options,
                 std::FILE* out, RunStats* stats) {
-  std::vector<Audio> inputs;
+  // Every file's layout is checked before anything runs; the samples are then read a
+  // chunk at a time, as they would arrive from microphones.
+  std::vector<std::unique_ptr<WavReader>> inputs;
   for (const std::string& path : paths) {
-    auto audio = ReadWav(path);
-    if (!audio.ok()) return audio.status();
-    inputs.push_back(std::move(audio.value()));
+    auto reader = WavReader::Open(path);
+    if (!reader.ok()) return reader.status();
+    inputs.push_back(std::move(reader.value()));
   }
   std::vector<Running> streams;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    auto running = StartStream(program, inputs[i].sample_rate, options, out, paths.size() > 1 ? paths[i] : "");
+    auto running = StartStream(program, inputs[i]->sample_rate(), options, out, paths.size() > 1 ? paths[i] : "");
     if (!running.ok()) return running.status();
     streams.push_back(std::move(running.value()));
   }
   // A chunk of every stream in turn, until all have ended.
-  std::vector<size_t> offsets(inputs.size(), 0);
+  std::vector<bool> ended(inputs.size(), false);
+  std::vector<float> samples;
   size_t active = inputs.size();
   Clock::time_point start = Clock::now();
   while (active > 0) {
     active = 0;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      const std::vector<float>& samples = inputs[i].samples;
-      if (offsets[i] >= samples.size()) continue;
-      size_t count = std::min<size_t>(ChunkSamples(inputs[i].sample_rate), samples.size() - offsets[i]);
-      PTEFORGE_RETURN_IF_ERROR(streams[i].stream->Push(samples.data() + offsets[i], count));
-      offsets[i] += count;
-      bool ended = offsets[i] >= samples.size();
-      if (ended) PTEFORGE_RETURN_IF_ERROR(streams[i].stream->Finish());
-      streams[i].printer->Drain(*streams[i].stream, ended);
-      active += ended ? 0 : 1;
-    }
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].samples.empty()) {  // an empty file: nothing pushed, still a (silent) stream
-      PTEFORGE_RETURN_IF_ERROR(streams[i].stream->Finish());
-      streams[i].printer->Drain(*streams[i].stream, true);
+      if (ended[i]) continue;
+      samples.clear();
+      PTEFORGE_RETURN_IF_ERROR(inputs[i]->Read(ChunkSamples(inputs[i]->sample_rate()), &samples));
+      VadStream& stream = *streams[i].stream;
+      PTEFORGE_RETURN_IF_ERROR(stream.Push(samples.data(), samples.size()));
+      ended[i] = inputs[i]->remaining() == 0;
+      if (ended[i]) PTEFORGE_RETURN_IF_ERROR(stream.Finish());
+      streams[i].printer->Drain(stream, ended[i]);
+      active += ended[i] ? 0 : 1;
     }
   }
   stats->model_seconds += SecondsSince(start);
   for (size_t i = 0; i < inputs.size(); ++i) {
     stats->streams += 1;
     stats->chunks += streams[i].stream->chunks();
-    stats->audio_seconds += static_cast<double>(inputs[i].samples.size()) / inputs[i].sample_rate;
+    stats->audio_seconds += static_cast<double>(inputs[i]->samples()) / inputs[i]->sample_rate();
   }
   return Status();
 }

@@ -3,8 +3,8 @@
 // RunFiles: each WAV file is a stream with its own state on one shared program; the
 // streams advance a chunk each in turn, as a service serves its microphones, and each
 // stream's results are printed as they are decided (prefixed with the file's name when
-// there are several). Every file is read and checked before anything runs, so a bad
-// file means no output at all.
+// there are several). Every file's layout is checked before anything runs, so a bad
+// file means no output at all; the samples are then read a chunk at a time.
 // RunRaw: raw 16-bit little-endian mono PCM from a FILE (stdin) as one live stream,
 // results printed as they are decided.
 //
