@@ -12,8 +12,6 @@ import functools
 
 import executorch.kernels.quantized  # noqa: F401  registers mixed_linear with the runtime (int8)
 import pytest
-import silero_vad
-import torch
 from runfiles import runfiles
 
 import pteforge
@@ -37,21 +35,6 @@ def _probabilities(program, audio, rate) -> list[float]:
     return [program.run(model.method_name(rate), chunk)[0].item() for chunk in audio_files.chunks(audio, rate)]
 
 
-class _Recorded:
-    """A stand-in model for silero's utility: returns recorded probabilities in order."""
-
-    def __init__(self, probabilities):
-        self.probabilities = probabilities
-        self.calls = 0
-
-    def reset_states(self):
-        self.calls = 0
-
-    def __call__(self, chunk, rate):
-        self.calls += 1
-        return torch.tensor([[self.probabilities[self.calls - 1]]])
-
-
 @pytest.mark.parametrize("program_name", sorted(BOUNDS))
 def test_probabilities_and_segments_match_the_jit(program_name):
     program = _program(program_name)
@@ -68,7 +51,7 @@ def test_probabilities_and_segments_match_the_jit(program_name):
         assert difference <= BOUNDS[program_name], f"{name}: max |program - jit| = {difference}"
         segments = audio_files.silero_segments(audio, rate)
         assert segments, f"{name}: silero finds no speech"
-        assert audio_files.silero_segments(audio, rate, model=_Recorded(ours)) == segments, name
+        assert audio_files.silero_segments(audio, rate, model=audio_files.Recorded(ours)) == segments, name
     print(f"{program_name}: max |program - jit| = {worst:.2e}")
 
 
@@ -96,8 +79,8 @@ def test_int8_finds_the_float32_segments():
         reference, quantized = _probabilities(float32, audio, rate), _probabilities(int8, audio, rate)
         differences = [abs(a - b) for a, b in zip(reference, quantized)]
         print(f"{name}: int8 - float32 max {max(differences):.4f}, mean {sum(differences) / len(differences):.5f}")
-        assert (audio_files.silero_segments(audio, rate, model=_Recorded(quantized))
-                == audio_files.silero_segments(audio, rate, model=_Recorded(reference))), name
+        assert (audio_files.silero_segments(audio, rate, model=audio_files.Recorded(quantized))
+                == audio_files.silero_segments(audio, rate, model=audio_files.Recorded(reference))), name
 
 
 if __name__ == "__main__":

@@ -15,24 +15,15 @@ import numpy as np
 import torch
 from runfiles import runfiles
 
-# What make_audio.sh writes (its genrule's outs).
-FILES = (
-    "de_16k_noisy.wav",
-    "en_gb_8k.wav",
-    "en_us_16k.wav",
-    "es_8k.wav",
-    "fr_8k_noisy.wav",
-    "long_16k.wav",
-    "noise_8k.wav",
-    "pt_16k.wav",
-    "short_16k.wav",
-    "silence_16k.wav",
-)
-
-
 def path(name: str) -> str:
-    """The runfiles path of one of FILES."""
+    """The runfiles path of a test file (e.g. "en_us_16k.wav")."""
     return runfiles.Create().Rlocation(f"pteforge/tests/vad/audio/{name}")
+
+
+def names() -> list[str]:
+    """Every test file (what make_audio.sh writes: tests/vad:audio), by name."""
+    folder = os.path.dirname(path("en_us_16k.wav"))
+    return sorted(name for name in os.listdir(folder) if name.endswith(".wav"))
 
 
 def read_wav(file: str) -> tuple[torch.Tensor, int]:
@@ -70,15 +61,24 @@ def silero_probabilities(audio: torch.Tensor, rate: int) -> list[float]:
     last one padded as get_speech_timestamps does."""
     model = silero_model()
     model.reset_states()
-    size = 512 if rate == 16000 else 256
-    probabilities = []
     with torch.no_grad():
-        for start in range(0, len(audio), size):
-            chunk = audio[start:start + size]
-            if len(chunk) < size:
-                chunk = torch.nn.functional.pad(chunk, (0, size - len(chunk)))
-            probabilities.append(model(chunk, rate).item())
-    return probabilities
+        return [model(chunk[0], rate).item() for chunk in chunks(audio, rate)]
+
+
+class Recorded:
+    """A stand-in model for silero's utility: returns recorded probabilities, one per
+    call, as float32 like the real model's."""
+
+    def __init__(self, probabilities: list[float]):
+        self.probabilities = probabilities
+        self.calls = 0
+
+    def reset_states(self):
+        self.calls = 0
+
+    def __call__(self, chunk, rate):
+        self.calls += 1
+        return torch.tensor([[self.probabilities[self.calls - 1]]], dtype=torch.float32)
 
 
 def chunks(audio: torch.Tensor, rate: int) -> list[torch.Tensor]:
@@ -91,12 +91,3 @@ def chunks(audio: torch.Tensor, rate: int) -> list[torch.Tensor]:
 def as_lines(segments: list[dict]) -> list[str]:
     """Segments as the vad tool prints them ("start end"; Python's repr of each number)."""
     return [f"{segment['start']!r} {segment['end']!r}" for segment in segments]
-
-
-def existing(names=FILES) -> list[str]:
-    """Paths of the named files, checked to exist."""
-    paths = [path(name) for name in names]
-    missing = [p for p in paths if not os.path.isfile(p)]
-    if missing:
-        raise FileNotFoundError(f"test audio missing: {missing}")
-    return paths

@@ -15,24 +15,10 @@ import torch
 from runfiles import runfiles
 
 from pteforge import testing
+from tests.vad import audio_files
 
 CASES = 2500
 SEED = 22
-
-
-class _Recorded:
-    """Returns recorded probabilities in order, as the model would."""
-
-    def __init__(self, probabilities):
-        self.probabilities = probabilities
-        self.calls = 0
-
-    def reset_states(self):
-        self.calls = 0
-
-    def __call__(self, chunk, rate):
-        self.calls += 1
-        return torch.tensor([[self.probabilities[self.calls - 1]]], dtype=torch.float32)
 
 
 def _sequence(rng: random.Random, count: int, threshold: float) -> list[float]:
@@ -93,8 +79,8 @@ def _line(case: dict) -> str:
 def _silero(case: dict) -> str:
     audio = torch.zeros(case["samples"])
     common = dict(sampling_rate=case["rate"], **case["parameters"])
-    samples = silero_vad.get_speech_timestamps(audio, _Recorded(case["probabilities"]), **common)
-    seconds = silero_vad.get_speech_timestamps(audio, _Recorded(case["probabilities"]), return_seconds=True,
+    samples = silero_vad.get_speech_timestamps(audio, audio_files.Recorded(case["probabilities"]), **common)
+    seconds = silero_vad.get_speech_timestamps(audio, audio_files.Recorded(case["probabilities"]), return_seconds=True,
                                                time_resolution=case["resolution"], **common)
     as_samples = "".join(f" {s['start']} {s['end']}" for s in samples)
     as_seconds = "".join(f" {s['start']!r} {s['end']!r}" for s in seconds)

@@ -38,7 +38,7 @@ def vad(*args: str, stdin: bytes | None = None, expect: int = 0) -> tuple[str, s
 
 def _files_at(rates):
     """The test files at these rates."""
-    return [name for name in audio_files.FILES if audio_files.read_wav(audio_files.path(name))[1] in rates]
+    return [name for name in audio_files.names() if audio_files.read_wav(audio_files.path(name))[1] in rates]
 
 
 @pytest.mark.parametrize("program", ["silero_vad_xnnpack", "silero_vad"])
