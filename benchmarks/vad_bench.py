@@ -12,7 +12,7 @@ noise, 16 kHz (sox). Each engine runs in its own process through peak_rss.py (it
 RSS is its own); the time is the chunk loop's (the model's calls, as
 get_speech_timestamps makes them), the median of --repeats runs. Segments are
 compared with silero's utility on the jit's probabilities (get_speech_timestamps'
-defaults). Also measured: the vad tool's peak RSS with 1 and 64 streams on one program,
+defaults), and every chunk's probability with the jit's (the largest difference). Also measured: the vad tool's peak RSS with 1 and 64 streams on one program,
 and the multiply-accumulates per chunk against the time.
 
 Writes a table to stdout, and JSON and a PNG plot to --out_dir (default
@@ -105,12 +105,14 @@ def _run_python(engine: str, audio: str) -> dict:
 
 def _run_vad(program: str, audio: str, streams: int = 1) -> dict:
     command = [_path("cc/tools/vad"), f"--model={_path(f'models/silero_vad/{program}.pte')}", "--threads=1",
-               "--units=samples", "--stats"] + [audio] * streams
+               "--units=samples", "--probs", "--stats"] + [audio] * streams
     stdout, stderr = engine_process.run(command)
     lines = engine_process.json_lines(stderr)
     record = dict(lines[-2])  # --stats, then peak_rss.py's line
     record.update(lines[-1])
-    record["segments"] = [[int(v) for v in line.split()[-2:]] for line in stdout.splitlines()]
+    output = [line.split() for line in stdout.splitlines()]
+    record["probabilities"] = [float(fields[-1]) for fields in output if "prob" in fields]
+    record["segments"] = [[int(v) for v in fields[-2:]] for fields in output if "prob" not in fields]
     return record
 
 
@@ -145,14 +147,14 @@ def table(document: dict) -> str:
         f"command: {document['command']}",
         "",
         f"{'engine':<32} {'us/chunk':>9} {'chunks/s':>9} {'RTF':>8} {'GMAC/s':>7} {'load ms':>8} {'RSS MB':>7} "
-        f"{'segments':>9}",
+        f"{'|p - jit|':>9} {'segments':>9}",
     ]
     for r in document["results"]:
         agreement = "same" if r["agreement"]["identical"] else \
             f"{r['agreement']['max_boundary_difference_samples']} off"
         lines.append(f"{r['engine']:<32} {r['us_per_chunk']:>9.1f} {r['chunks_per_s']:>9.0f} "
                      f"{r['real_time_factor']:>8.5f} {r['gmac_per_s']:>7.2f} {r['load_ms']:>8.1f} "
-                     f"{r['peak_rss_mb']:>7.1f} {agreement:>9}")
+                     f"{r['peak_rss_mb']:>7.1f} {r['max_probability_difference_vs_jit']:>9.1e} {agreement:>9}")
     lines += ["", f"{document['macs_per_chunk'] / 1e6:.2f} M multiply-accumulates per chunk; a core's nominal peak "
                   f"(2 AVX2 FMA units, 8 floats, at {document['cpu_mhz']:.0f} MHz) is "
                   f"{document['nominal_peak_gmac_per_s']:.0f} GMAC/s (estimate)", "", "vad tool, peak RSS:"]
@@ -182,9 +184,9 @@ def plot(document: dict, path: str) -> None:
     bars = axis.barh(names, values, color=["#999999" if not n.startswith("pteforge") else "#2a7ab0" for n in names])
     for bar, value in zip(bars, values):
         axis.text(value * 1.05, bar.get_y() + bar.get_height() / 2, f"{value:.0f} us", va="center", fontsize=8)
-    axis.set_xscale("log")
+    axis.set_xlim(0, max(values) * 1.2)
     axis.invert_yaxis()
-    axis.set_xlabel("microseconds per 32 ms chunk, 1 thread (log scale; real time is 32,000)")
+    axis.set_xlabel("microseconds per 32 ms chunk, 1 thread (real time: 32,000)")
     axis.set_title(f"Silero VAD, {document['audio_seconds'] / 60:.0f} min of speech ({document['machine']['cpu'][:30]})",
                    fontsize=10)
     axis.grid(axis="x", alpha=0.3)
@@ -217,7 +219,7 @@ def main(argv: list[str]) -> None:
             print(f"{engine} x {FLAGS.repeats} ...", file=sys.stderr)
             runs[engine] = [_run_python(engine, audio) if engine in (JIT, ORT) else _run_vad(PROGRAMS[engine], audio)
                             for _ in range(FLAGS.repeats)]
-        reference = runs[JIT][0]["segments"]
+        reference, jit_probabilities = runs[JIT][0]["segments"], runs[JIT][0]["probabilities"]
         results = []
         for engine, measured in runs.items():
             us = statistics.median(m["us_per_chunk"] for m in measured)
@@ -231,6 +233,8 @@ def main(argv: list[str]) -> None:
                 "load_ms": statistics.median(m["load_ms"] for m in measured),
                 "peak_rss_mb": max(m["peak_rss_mb"] for m in measured),
                 "agreement": _agreement(measured[0]["segments"], reference),
+                "max_probability_difference_vs_jit": max(
+                    abs(a - b) for a, b in zip(measured[0]["probabilities"], jit_probabilities)),
             })
         clip = os.path.join(scratch, "clip.wav")  # 30 s: the streams' RSS, not their time
         subprocess.run(["sox", "-V1", "-D", audio, clip, "trim", "0", "30"], check=True)

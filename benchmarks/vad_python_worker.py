@@ -4,8 +4,8 @@ one call per 32 ms chunk from a Python loop, one thread.
 
     vad_python_worker.py --engine=jit|onnx --audio=speech.wav
 
-Prints one JSON line: load_ms, chunks, run_s (the chunk loop), us_per_chunk, and the
-segments (get_speech_timestamps' defaults, in samples).
+Prints one JSON line: load_ms, chunks, run_s (the chunk loop), us_per_chunk, the
+probabilities, and the segments (get_speech_timestamps' defaults, in samples).
 """
 
 import argparse
@@ -52,6 +52,7 @@ def main() -> None:
         "chunks": len(probabilities),
         "run_s": run_s,
         "us_per_chunk": 1e6 * run_s / len(probabilities),
+        "probabilities": probabilities,
         "segments": [[s["start"], s["end"]] for s in segments],
     }))
 
