@@ -25,7 +25,6 @@ void ResultPrinter::Drain(VadStream& stream, bool finished) {
     ++ready;
   }
   waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(ready));
-  segments_printed_ += ready;
   if (printed || ready > 0) std::fflush(out_);
 }
 

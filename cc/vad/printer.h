@@ -33,7 +33,6 @@ class ResultPrinter {
   // segments whose printed form is final (in seconds, a segment's end waits until the
   // stream is longer than it, or ends). Flushes when it printed anything.
   void Drain(VadStream& stream, bool finished);
-  size_t segments_printed() const { return segments_printed_; }
 
  private:
   std::FILE* out_;
@@ -41,7 +40,6 @@ class ResultPrinter {
   std::string prefix_;
   std::vector<Segment> waiting_;
   int64_t chunk_ = 0;
-  size_t segments_printed_ = 0;
 };
 
 }  // namespace pteforge

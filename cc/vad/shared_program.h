@@ -33,9 +33,6 @@ class SharedProgram {
   // models must not outlive this object.
   StatusOr<std::unique_ptr<VadModel>> NewStream() const;
 
-  const std::string& path() const { return path_; }
-  size_t size() const { return size_; }
-
  private:
   SharedProgram() = default;
 

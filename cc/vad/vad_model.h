@@ -25,8 +25,6 @@ class VadModel {
   // Takes an open Session on a Silero VAD program; `what` names it in messages.
   static StatusOr<std::unique_ptr<VadModel>> Create(std::unique_ptr<Session> session, const std::string& what);
 
-  // The rates the program has models for, in its order.
-  const std::vector<int>& sample_rates() const { return rates_; }
   // An error saying which rates the program has, if `sample_rate` is not one of them.
   Status CheckRate(int sample_rate) const;
 
@@ -38,7 +36,6 @@ class VadModel {
   Status Reset();
 
   Session& session() { return *session_; }
-  const std::string& name() const { return name_; }
 
  private:
   VadModel() = default;

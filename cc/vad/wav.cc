@@ -171,13 +171,4 @@ Status WavReader::Read(size_t count, std::vector<float>* out) {
   return Status();
 }
 
-StatusOr<Audio> ReadWav(const std::string& path) {
-  auto reader = WavReader::Open(path);
-  if (!reader.ok()) return reader.status();
-  Audio audio;
-  audio.sample_rate = reader.value()->sample_rate();
-  PTEFORGE_RETURN_IF_ERROR(reader.value()->Read(static_cast<size_t>(reader.value()->samples()), &audio.samples));
-  return audio;
-}
-
 }  // namespace pteforge

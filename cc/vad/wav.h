@@ -53,14 +53,6 @@ class WavReader {
   int64_t read_ = 0;
 };
 
-struct Audio {
-  int sample_rate = 0;
-  std::vector<float> samples;  // mono, in [-1, 1)
-};
-
-// The whole file at once (WavReader::Open, then every sample).
-StatusOr<Audio> ReadWav(const std::string& path);
-
 // Converts 16-bit little-endian PCM bytes (`count` samples) to floats, appending.
 void AppendPcm16(const uint8_t* bytes, size_t count, std::vector<float>* samples);
 

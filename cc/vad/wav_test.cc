@@ -65,6 +65,22 @@ std::vector<uint8_t> MakeWav(const WavSpec& spec) {
   return file;
 }
 
+struct Audio {
+  int sample_rate = 0;
+  std::vector<float> samples;
+};
+
+// Every sample of the file at `path`.
+StatusOr<Audio> ReadAll(const std::string& path) {
+  auto reader = WavReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  Audio audio;
+  audio.sample_rate = reader.value()->sample_rate();
+  Status read = reader.value()->Read(static_cast<size_t>(reader.value()->samples()), &audio.samples);
+  if (!read.ok()) return read;
+  return audio;
+}
+
 // Writes `bytes` to a file and reads it back.
 StatusOr<Audio> Parse(const std::vector<uint8_t>& bytes) {
   const std::string path = testing::TempDir() + "x.wav";
@@ -72,7 +88,7 @@ StatusOr<Audio> Parse(const std::vector<uint8_t>& bytes) {
   EXPECT_NE(file, nullptr);
   if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), file);
   std::fclose(file);
-  return ReadWav(path);
+  return ReadAll(path);
 }
 
 // The error reading `bytes`, the file named x.wav.
@@ -167,8 +183,8 @@ TEST(WavTest, ReaderGivesTheSamplesInPieces) {
   EXPECT_EQ(reader.value()->remaining(), 0);
 }
 
-TEST(WavTest, ReadWavSaysWhichFileCannotBeOpened) {
-  auto audio = ReadWav("/nonexistent/speech.wav");
+TEST(WavTest, SaysWhichFileCannotBeOpened) {
+  auto audio = ReadAll("/nonexistent/speech.wav");
   ASSERT_FALSE(audio.ok());
   EXPECT_EQ(audio.status().message(), "cannot open /nonexistent/speech.wav");
 }
