@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs the arm64 bundle's checks somewhere and compares with the x86_64 programs here:
-# translate on a few sentences (the bundle's default model, Bergamot en->pt) and a
-# stateful pte_run call sequence must print exactly what the x86_64 builds print.
+# translate on a few sentences (the bundle's default model, Bergamot en->pt), a
+# stateful pte_run call sequence and vad's speech segments in a WAV file (its default
+# model, Silero VAD) must print exactly what the x86_64 builds print.
 #
-#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte>
+#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav>
 #       unpacks into an empty folder and runs under qemu-aarch64 with no sysroot (no -L,
 #       no QEMU_LD_PREFIX); also fails if the loader opens any library outside the bundle
-#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> [--serial=SERIAL]
+#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> [--serial=SERIAL]
 #       pushes to /data/local/tmp on a device (Debian's adb) and runs there
 #
 # Exit status: 0 when every output matches, 1 when one does not or a run fails, 2 when
@@ -20,11 +21,11 @@ ROOT=pteforge-arm64
 fail() { echo "check_bundle: FAIL: $*" >&2; exit 1; }
 missing() { echo "check_bundle: error: $*" >&2; exit 2; }
 
-if [[ $# -lt 5 ]]; then
-  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> [serial]" >&2
+if [[ $# -lt 7 ]]; then
+  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> [serial]" >&2
   exit 2
 fi
-where="$1" bundle="$2" host_translate="$3" host_pte_run="$4" stateful="$5" serial="${6:-}"
+where="$1" bundle="$2" host_translate="$3" host_pte_run="$4" stateful="$5" host_vad="$6" speech="$7" serial="${8:-}"
 serial="${serial#--serial=}"
 work="$(mktemp -d "${TEST_TMPDIR:-/tmp}/bundle.XXXXXX")"
 
@@ -39,6 +40,7 @@ case "$where" in
     # for the emulated program only, not for the host's shell).
     export PTEFORGE_EMULATOR="qemu-aarch64 -E LD_DEBUG=libs -E LD_DEBUG_OUTPUT=$work/ld"
     on_device() { local program="$1"; shift; (cd "$root" && sh "bin/$program" "$@"); }
+    device_speech="$(cd "$(dirname "$speech")" && pwd)/$(basename "$speech")"
     ;;
   adb)
     command -v adb >/dev/null || missing "adb not found: install Debian's adb (apt install adb), connect the device with USB debugging on"
@@ -50,6 +52,8 @@ case "$where" in
     echo "check_bundle: pushing $(du -h "$bundle" | cut -f1) to /data/local/tmp" >&2
     "${adb_cmd[@]}" push "$bundle" /data/local/tmp/$ROOT.tar >/dev/null
     "${adb_cmd[@]}" shell "cd /data/local/tmp && rm -rf $ROOT && tar xf $ROOT.tar && rm $ROOT.tar"
+    "${adb_cmd[@]}" push "$speech" "/data/local/tmp/$ROOT/speech.wav" >/dev/null
+    device_speech=speech.wav
     quote() { printf "'%s' " "${@//\'/\'\\\'\'}"; }
     on_device() {
       local program="$1"; shift
@@ -70,6 +74,12 @@ echo "check_bundle: pte_run, ${#CALLS[@]} calls on the stateful program" >&2
 on_device pte_run --model=models/stateful.pte "${CALLS[@]}" > "$work/pte_run.got" || fail "pte_run exited with $?"
 diff -u "$work/pte_run.want" "$work/pte_run.got" >&2 || fail "pte_run differs from x86_64"
 
+echo "check_bundle: vad, speech segments of $(basename "$speech")" >&2
+"$host_vad" --units=samples "$speech" > "$work/vad.want"
+on_device vad --units=samples "$device_speech" > "$work/vad.got" || fail "vad exited with $?"
+[[ -s "$work/vad.want" ]] || fail "the x86_64 vad found no speech in $speech"
+diff -u "$work/vad.want" "$work/vad.got" >&2 || fail "vad differs from x86_64"
+
 if [[ "$where" == qemu ]]; then
   # Every library the loader tried or initialized lies inside the unpacked bundle.
   logs=("$work"/ld.*)
@@ -79,4 +89,4 @@ if [[ "$where" == qemu ]]; then
   [[ -z "$outside" ]] || fail "the loader opened libraries outside the bundle: $outside"
   echo "check_bundle: the loader opened $(grep -hoE "calling init: /[^ ]*" "${logs[@]}" | sort -u | wc -l) libraries, all from the bundle" >&2
 fi
-echo "check_bundle: $where: translate and pte_run print what the x86_64 builds print" >&2
+echo "check_bundle: $where: translate, pte_run and vad print what the x86_64 builds print" >&2

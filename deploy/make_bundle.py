@@ -48,6 +48,7 @@ _README = """pteforge for arm64 (Android or any aarch64 Linux), built by
 libraries (lib/); run it through its launcher:
 
   sh bin/translate "The weather is nice today."      # {translate_model}
+  sh bin/vad speech.wav                             # speech segments (16-bit mono WAV, 16 or 8 kHz)
   sh bin/pte_run --model=models/stateful.pte --list
 
 On a phone: adb push {root}.tar /data/local/tmp/ && adb shell

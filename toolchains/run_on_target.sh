@@ -10,6 +10,9 @@
 #               from its rpath.
 #   cortex_m55  qemu-system-arm -M mps3-an547 with semihosting: the program's argv is
 #               passed through semihosting and its exit() status becomes qemu's.
+#               PTEFORGE_QEMU_ICOUNT=N adds -icount shift=N: the emulated clock then
+#               advances 2^N ns per instruction (N=0: the program's clock counts
+#               instructions).
 #   x86_64      the host itself (a program built with other settings than the host
 #               build, e.g. on the ExecuTorch runtime from source).
 #   x86_64_libfuzzer
@@ -48,6 +51,7 @@ case "$target" in
       semihosting+=",arg=$arg"
     done
     command=(qemu-system-arm -M mps3-an547 -m 2G -nographic -monitor none
+             ${PTEFORGE_QEMU_ICOUNT:+-icount "shift=$PTEFORGE_QEMU_ICOUNT"}
              -semihosting-config "$semihosting" -kernel "$program")
     ;;
   x86_64)

@@ -169,7 +169,10 @@ cortex_m_image = rule(
     doc = "A Cortex-M55 ELF of `binary` that exists only if it fits `board` (fit_check.py).",
     attrs = {
         "binary": attr.label(mandatory = True, executable = True, cfg = to_cortex_m55),
-        "board": attr.string(default = "mps3_an547", values = ["mps3_an547", "m55_2mb_flash_512kb_sram"]),
+        "board": attr.string(
+            default = "mps3_an547",
+            values = ["mps3_an547", "m55_2mb_flash_512kb_sram", "m55_1mb_flash_256kb_sram"],
+        ),
         "_fit_check": attr.label(
             default = "//cc/embedded:fit_check",
             executable = True,

@@ -52,6 +52,13 @@ BOARDS = {
         read_only="flash",
         writable="SRAM",
     ),
+    # A smaller one, the target of int8 models (Silero VAD's int8 image).
+    "m55_1mb_flash_256kb_sram": Board(
+        description="a Cortex-M55 microcontroller with 1 MB flash and 256 KB SRAM, no external memory",
+        regions={"flash": 1 * MB, "SRAM": 256 * KB},
+        read_only="flash",
+        writable="SRAM",
+    ),
 }
 
 # Symbols pte_embed and heap.c define, and what they are.
