@@ -1,9 +1,12 @@
+// Over 400 lines: one checker walks a whole execution plan (buffers, values, operators,
+// delegates, instructions), whose parts refer to each other.
 #include "cc/runtime/program_check.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "cc/runtime/delegate_check.h"
 #include "flatbuffers/flatbuffers.h"
 #include "program_generated.h"
 
@@ -85,8 +88,9 @@ size_t ElementBytes(fb::ScalarType type) {
 // Checks one execution plan; `where` prefixes every message.
 class PlanChecker {
  public:
-  PlanChecker(const fb::Program& program, const fb::ExecutionPlan& plan, std::string where)
-      : program_(program), plan_(plan), where_(std::move(where)),
+  PlanChecker(const fb::Program& program, const fb::ExecutionPlan& plan, const uint8_t* data, size_t size,
+              std::string where)
+      : program_(program), plan_(plan), data_(data), size_(size), where_(std::move(where)),
         values_(plan.values() ? plan.values()->size() : 0) {}
 
   Status Check() {
@@ -292,6 +296,10 @@ class PlanChecker {
           }
           if (call->args() == nullptr) return Bad(name + " has no arguments");
           PTEFORGE_RETURN_IF_ERROR(CheckIndices(call->args(), "a delegate argument"));
+          const size_t takes = delegate_arguments_[static_cast<size_t>(call->delegate_index())];
+          if (takes != SIZE_MAX && call->args()->size() < takes) {
+            return Bad(name + " gives its delegate fewer arguments than its graph takes");
+          }
           break;
         }
         case fb::InstructionArguments::MoveCall: {
@@ -346,7 +354,7 @@ class PlanChecker {
     return Status();
   }
 
-  Status CheckDelegate(size_t d) const {
+  Status CheckDelegate(size_t d) {
     const auto* delegate = plan_.delegates()->Get(static_cast<flatbuffers::uoffset_t>(d));
     if (delegate == nullptr || delegate->id() == nullptr || delegate->processed() == nullptr) {
       return Bad("delegate " + std::to_string(d) + " is incomplete");
@@ -356,12 +364,21 @@ class PlanChecker {
                        ? (program_.backend_delegate_data() ? program_.backend_delegate_data()->size() : 0)
                        : (program_.segments() ? program_.segments()->size() : 0);
     if (processed->index() >= count) return Bad("delegate " + std::to_string(d) + " refers to missing data");
+    DelegateShape shape;
+    PTEFORGE_RETURN_IF_ERROR(CheckDelegatePayload(program_, *delegate, data_, size_,
+                                                  "the program is corrupted: " + where_ + ", delegate " +
+                                                      std::to_string(d) + " (" + delegate->id()->str() + ")",
+                                                  &shape));
+    delegate_arguments_.push_back(shape.arguments);
     return Status();
   }
 
   const fb::Program& program_;
   const fb::ExecutionPlan& plan_;
+  const uint8_t* data_;
+  size_t size_;
   std::string where_;
+  std::vector<size_t> delegate_arguments_;  // per delegate: the arguments its graph takes
   size_t values_;
   std::vector<int64_t> buffer_sizes_;
   std::vector<int32_t> inputs_;
@@ -383,7 +400,7 @@ Status CheckProgram(const uint8_t* data, size_t size) {
     if (plan == nullptr || plan->name() == nullptr) {
       return Failure(Error::InvalidProgram, "the program is corrupted: method %zu has no name", i);
     }
-    PTEFORGE_RETURN_IF_ERROR(PlanChecker(*program, *plan, "method '" + plan->name()->str() + "'").Check());
+    PTEFORGE_RETURN_IF_ERROR(PlanChecker(*program, *plan, data, size, "method '" + plan->name()->str() + "'").Check());
   }
   return Status();
 }

@@ -67,9 +67,18 @@ def test_stdin_lines_with_bad_ones_keep_alignment():
     assert status == 1
     lines = out.split("\n")
     assert len(lines) == 6 and lines[1] == lines[2] == "" and lines[0] and lines[3] and lines[4]
-    assert "line 2: the text is empty" in err
+    assert "line 2" not in err  # blank: translates to itself
     assert "line 3: the text is not valid UTF-8" in err
     assert "line 4" not in err  # long: translated in pieces
+
+
+def test_blank_lines_translate_to_themselves():
+    status, out, err = run(TRANSLATE, stdin=b"Hello world.\n\n   \nGood night.\n")
+    assert status == 0, err
+    lines = out.split("\n")
+    assert lines[1:3] == ["", "   "] and lines[0] and lines[3] and lines[4] == ""
+    assert err == ""
+    assert run(TRANSLATE, "")[:2] == (0, "\n")
 
 
 def _in_pieces(direction: str, text: str) -> str:

@@ -49,6 +49,14 @@ StatusOr<std::vector<StatusOr<Translation>>> Translator::Translate(const std::ve
   std::vector<Piece> pieces;
   std::vector<StatusOr<Translation>> results;
   for (size_t i = 0; i < texts.size(); ++i) {
+    if (texts[i].find_first_not_of(" \t\r\n") == std::string::npos) {
+      // A blank line of a text file translates to itself, as bergamot-translator
+      // returns an empty line for one: nothing to tokenize, nothing to decode.
+      Translation blank;
+      blank.text = texts[i];
+      results.emplace_back(std::move(blank));
+      continue;
+    }
     auto ids = tokenizer_->Encode(texts[i]);
     if (!ids.ok()) {
       results.emplace_back(ids.status());

@@ -18,6 +18,7 @@ def _from_venv(rctx):
     package = site_packages(rctx, venv_path(rctx)).get_child("executorch")
     for part in ["include", "lib", "schema"]:
         rctx.symlink(package.get_child(part), part)
+    rctx.symlink(package.get_child("backends").get_child("xnnpack").get_child("serialization"), "xnnpack_schema")
 
 def _from_aarch64_wheel(rctx):
     wheel = pinned_download(rctx, rctx.attr._pins, _AARCH64_WHEEL)
@@ -27,6 +28,7 @@ def _from_aarch64_wheel(rctx):
     rctx.extract("executorch.zip", output = "wheel")
     for part in ["include", "lib", "schema"]:
         rctx.symlink("wheel/executorch/" + part, part)
+    rctx.symlink("wheel/executorch/backends/xnnpack/serialization", "xnnpack_schema")
 
 def _executorch_sdk_impl(rctx):
     if rctx.attr.source == "venv":
