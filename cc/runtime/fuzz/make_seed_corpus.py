@@ -1,7 +1,8 @@
 """Writes the seed corpus of session_fuzzer: real .pte files in its input layout
-(uint32 length, program, call script), each with a few call scripts.
+(uint32 length, program, call script), each with a few call scripts, and the inputs of
+past findings as they are (regressions/).
 
-Usage: make_seed_corpus.py <output-dir> <program.pte>...
+Usage: make_seed_corpus.py <output-dir> <program.pte or finding>...
 """
 
 import os
@@ -27,6 +28,10 @@ def main(argv: list[str]) -> int:
     for path in argv[2:]:
         with open(path, "rb") as f:
             program = f.read()
+        if not path.endswith(".pte"):  # a past finding: already in the input layout
+            with open(os.path.join(out_dir, "regression_" + os.path.basename(path)), "wb") as out:
+                out.write(program)
+            continue
         stem = os.path.basename(path).removesuffix(".pte")
         for index, script in enumerate(_SCRIPTS):
             with open(os.path.join(out_dir, f"{stem}_{index}"), "wb") as out:
