@@ -5,8 +5,8 @@ ExecuTorch's XNNPACK compiler looks every value id of a node up with
 shape vectors with their stated length (a shorter vector is read past its end). The
 checks are generated from the schema the runtime was built with, so a node type added
 upstream is checked as soon as the wheel is updated: every `*_id` field of the node's
-table must name a defined value, and a vector field must hold `num_dims` entries (or,
-for paddings, the input's rank).
+table must name a defined value (the `output*` fields a value the node may write), and
+a vector field must hold `num_dims` entries (or, for paddings, the input's rank).
 
 Usage: gen_xnnpack_node_checks.py runtime_schema.fbs out.inc
 """
@@ -58,7 +58,8 @@ def checks(schema: str) -> str:
         lines.append(f"  const auto* fields = node.xnode_union_as_{member}();")
         lines.append(f'  if (fields == nullptr) return Bad(where, "({member}) has no fields");')
         for name in used_ids(member, fields):
-            lines.append(f'  PTEFORGE_RETURN_IF_ERROR(CheckId(where, "{member}", "{name}", fields->{name}()));')
+            role = "Output" if name.startswith("output") else "Input"
+            lines.append(f'  PTEFORGE_RETURN_IF_ERROR({role}(where, "{member}", "{name}", fields->{name}()));')
         for name, kind in fields:
             if not kind.startswith("["):
                 continue

@@ -3,10 +3,12 @@
 #include "cc/runtime/program_check.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "cc/runtime/delegate_check.h"
+#include "cc/runtime/prim_op_check.h"
 #include "flatbuffers/flatbuffers.h"
 #include "program_generated.h"
 
@@ -124,7 +126,7 @@ class PlanChecker {
     if (plan_.chains() != nullptr) {
       for (size_t c = 0; c < plan_.chains()->size(); ++c) PTEFORGE_RETURN_IF_ERROR(CheckChain(c));
     }
-    return Status();
+    return CheckPrimOpConstants(plan_, where_);
   }
 
  private:
@@ -424,6 +426,17 @@ Status CheckProgram(const uint8_t* data, size_t size) {
     const auto* plan = program->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(i));
     if (plan == nullptr || plan->name() == nullptr) {
       return Failure(Error::InvalidProgram, "the program is corrupted: method %zu has no name", i);
+    }
+    // The runtime finds a method by its name as a C string, the first match winning:
+    // a name with a NUL inside, or shared, makes calls use another method's layout
+    // (found by the Session fuzzer).
+    if (std::strlen(plan->name()->c_str()) != plan->name()->size()) {
+      return Failure(Error::InvalidProgram, "the program is corrupted: method %zu's name has a NUL inside", i);
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (program->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(j))->name()->str() == plan->name()->str()) {
+        return Failure(Error::InvalidProgram, "the program is corrupted: two methods are named '%s'", plan->name()->c_str());
+      }
     }
     PTEFORGE_RETURN_IF_ERROR(PlanChecker(*program, *plan, data, size, "method '" + plan->name()->str() + "'").Check());
   }

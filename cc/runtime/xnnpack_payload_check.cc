@@ -3,6 +3,9 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "flatbuffers/flatbuffers.h"
 #include "runtime_schema_generated.h"
@@ -57,6 +60,9 @@ class GraphChecker {
       const fb::XNNTensorValue* tensor = nullptr;
       PTEFORGE_RETURN_IF_ERROR(CheckValue(v, &tensor));
       ranks_[tensor->id_out()] = tensor->num_dims();
+      if (tensor->flags() & kExternalInput) sources_.insert(tensor->id_out());
+      if (tensor->flags() & kExternalOutput) outputs_.insert(tensor->id_out());
+      if (tensor->constant_buffer_idx() != 0) sources_.insert(tensor->id_out());
       if (tensor->flags() & (kExternalInput | kExternalOutput)) ++*externals;
     }
     for (size_t n = 0; n < graph_.xnodes()->size(); ++n) {
@@ -64,7 +70,7 @@ class GraphChecker {
       if (node == nullptr) return Bad("node " + std::to_string(n) + " is missing");
       PTEFORGE_RETURN_IF_ERROR(CheckNode(*node, where_ + ", XNNPACK node " + std::to_string(n)));
     }
-    return Status();
+    return CheckDataflow();
   }
 
  private:
@@ -101,7 +107,25 @@ class GraphChecker {
       PTEFORGE_RETURN_IF_ERROR(CheckConstant(tensor->constant_buffer_idx(), bytes, value + "'s data"));
     }
     if (quantized != nullptr) PTEFORGE_RETURN_IF_ERROR(CheckQuantization(*quantized, *tensor, value));
+    PTEFORGE_RETURN_IF_ERROR(CheckExternal(*tensor, value));
     *tensor_out = tensor;
+    return Status();
+  }
+
+  // The backend gives XNNPACK the data of the values flagged as inputs and outputs, by
+  // external id: an external value without a flag, or two sharing an id, would run
+  // with no data (a null read inside XNNPACK: found by the Session fuzzer).
+  Status CheckExternal(const fb::XNNTensorValue& tensor, const std::string& value) {
+    const uint32_t id = tensor.external_id(), flags = tensor.flags() & (kExternalInput | kExternalOutput);
+    if (id == kInvalidValueId) {
+      return flags == 0 ? Status() : Bad(value + " is an input or output without an external id");
+    }
+    if (flags == 0 || flags == (kExternalInput | kExternalOutput)) {
+      return Bad(value + " has external id " + std::to_string(id) + " but is not exactly one of an input and an output");
+    }
+    if (id >= graph_.num_externs() || !external_ids_.insert(id).second) {
+      return Bad(value + "'s external id " + std::to_string(id) + " is out of range or taken");
+    }
     return Status();
   }
 
@@ -188,6 +212,39 @@ class GraphChecker {
     return Bad(where, std::string(type) + "'s " + field + " " + std::to_string(id) + " is no value of the graph");
   }
 
+  // A node reads `id`: it must be an input, a constant, or some node's result.
+  Status Input(const std::string& where, const char* type, const char* field, uint32_t id) {
+    PTEFORGE_RETURN_IF_ERROR(CheckId(where, type, field, id));
+    if (id != kInvalidValueId) reads_.push_back({where + " (" + type + ")'s " + field, id});
+    return Status();
+  }
+
+  // A node writes `id`: not an input or a constant, and no other node's result.
+  Status Output(const std::string& where, const char* type, const char* field, uint32_t id) {
+    PTEFORGE_RETURN_IF_ERROR(CheckId(where, type, field, id));
+    if (id == kInvalidValueId) return Status();
+    if (sources_.count(id) != 0 || !produced_.insert(id).second) {
+      return Bad(where, std::string(type) + " writes value " + std::to_string(id) +
+                            ", an input, a constant or another node's result");
+    }
+    return Status();
+  }
+
+  // Every value read has a source and every graph output is written: otherwise
+  // XNNPACK runs with a value that has no data (a null read inside XNNPACK: found by
+  // the Session fuzzer, a node whose ids were lost).
+  Status CheckDataflow() const {
+    for (const auto& [what, id] : reads_) {
+      if (sources_.count(id) == 0 && produced_.count(id) == 0) {
+        return Bad(what + " reads value " + std::to_string(id) + ", which nothing writes");
+      }
+    }
+    for (uint32_t id : outputs_) {
+      if (produced_.count(id) == 0) return Bad("output value " + std::to_string(id) + " is written by no node");
+    }
+    return Status();
+  }
+
   uint32_t RankOf(uint32_t id) const {
     auto it = ranks_.find(id);
     return it == ranks_.end() ? 0 : it->second;
@@ -200,7 +257,7 @@ class GraphChecker {
                           " entries for " + std::to_string(length) + " dimensions");
   }
 
-  Status CheckNode(const fb::XNode& node, const std::string& where) const {
+  Status CheckNode(const fb::XNode& node, const std::string& where) {
     switch (node.xnode_union_type()) {
 #include "cc/runtime/xnnpack_node_checks.inc"
       default:
@@ -214,6 +271,11 @@ class GraphChecker {
   const NamedDataSize& named_data_size_;
   std::string where_;
   std::unordered_map<uint32_t, uint32_t> ranks_;  // value id -> its number of dimensions
+  std::unordered_set<uint32_t> external_ids_;
+  std::unordered_set<uint32_t> sources_;   // inputs and constants
+  std::unordered_set<uint32_t> outputs_;   // the graph's outputs
+  std::unordered_set<uint32_t> produced_;  // node results
+  std::vector<std::pair<std::string, uint32_t>> reads_;
 };
 
 }  // namespace
