@@ -112,6 +112,9 @@ class PlanChecker {
       }
     }
     PTEFORGE_RETURN_IF_ERROR(CheckIndices(plan_.inputs(), "an input"));
+    for (int32_t input : inputs_) {
+      if (IsConstant(input)) return Bad("input value " + std::to_string(input) + " is a constant: the caller's data would overwrite the program");
+    }
     PTEFORGE_RETURN_IF_ERROR(CheckIndices(plan_.outputs(), "an output"));
     for (size_t i = 0; i < values_; ++i) PTEFORGE_RETURN_IF_ERROR(CheckValue(i));
     if (plan_.operators() != nullptr) {
@@ -368,12 +371,33 @@ class PlanChecker {
     }
     for (size_t a = 0; a < schema->kinds.size(); ++a) {
       std::string allowed = schema->kinds[a];
-      char kind = KindLetter(TypeOf(call.args()->Get(static_cast<flatbuffers::uoffset_t>(a))));
+      const int32_t argument = call.args()->Get(static_cast<flatbuffers::uoffset_t>(a));
+      char kind = KindLetter(TypeOf(argument));
       if (allowed != "*" && allowed.find(kind) == std::string::npos) {
         return Bad(where + " passes a value of the wrong kind as argument " + std::to_string(a) + " of " + name);
       }
+      if (allowed.find('!') != std::string::npos && IsConstant(argument)) {
+        return Bad(where + " has " + name + " write into a constant (argument " + std::to_string(a) + ")");
+      }
     }
     return Status();
+  }
+
+  // A tensor whose data is the program's own bytes (or a list holding one): writing it
+  // would change the program under the runtime (found by the Session fuzzer: the
+  // flatbuffer overwritten, then read out of bounds).
+  bool IsConstant(int32_t index) const {
+    auto constant_tensor = [&](int32_t i) {
+      const auto* tensor = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(i))->val_as_Tensor();
+      return tensor != nullptr && tensor->data_buffer_idx() != 0 && tensor->allocation_info() == nullptr;
+    };
+    if (constant_tensor(index)) return true;
+    const auto* list = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(index))->val_as_TensorList();
+    if (list == nullptr || list->items() == nullptr) return false;
+    for (int32_t item : *list->items()) {
+      if (item >= 0 && static_cast<size_t>(item) < values_ && constant_tensor(item)) return true;
+    }
+    return false;
   }
 
   Status CheckDelegate(size_t d) {
@@ -428,8 +452,7 @@ Status CheckProgram(const uint8_t* data, size_t size) {
       return Failure(Error::InvalidProgram, "the program is corrupted: method %zu has no name", i);
     }
     // The runtime finds a method by its name as a C string, the first match winning:
-    // a name with a NUL inside, or shared, makes calls use another method's layout
-    // (found by the Session fuzzer).
+    // a name with a NUL inside, or shared, would make calls use another method's layout.
     if (std::strlen(plan->name()->c_str()) != plan->name()->size()) {
       return Failure(Error::InvalidProgram, "the program is corrupted: method %zu's name has a NUL inside", i);
     }
