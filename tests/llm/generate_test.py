@@ -128,7 +128,7 @@ def test_sampling_is_reproducible_for_a_seed():
 
 
 @pytest.mark.parametrize("args, status, message", [
-    (["--model=LLAMA", " ".join(["word"] * 80)], 1, "the prompt has 8"),
+    (["--model=LLAMA", " ".join(["word"] * 80)], 1, "tokens; this model holds max_seq_len=64 tokens"),
     (["--model=LLAMA", "--ids="], 1, "the prompt is empty"),
     (["--model=LLAMA", "--ids=1 99999"], 1, "token id 99999 is outside the vocabulary"),
     (["--model=LLAMA", "--ids=1 x"], 2, "--ids: 'x' is not a token id"),
