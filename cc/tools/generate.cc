@@ -11,7 +11,8 @@
 // same seed gives the same text on every target). It stops at the model's EOS ids, at
 // --max_new_tokens, or when prompt and generated tokens fill the model's max_seq_len
 // (said on stderr). --stats prints one JSON line on stderr: token counts, prefill and
-// decode tokens/s, time to first token, load time and peak RSS.
+// decode tokens/s, time to first token, load time, peak RSS and the program's planned
+// memory (state and work arenas).
 // Exit status: 0, 1 for a model or prompt that cannot be used (too long, not a causal
 // LM, no tokenizer), 2 for bad flags.
 #include <sys/resource.h>
@@ -58,6 +59,18 @@ class StdoutSink : public TextSink, public TokenSink {
 };
 
 double PeakRssMegabytes() {
+  // VmHWM: this process's own high-water mark. getrusage's ru_maxrss also counts the
+  // parent's at fork (Linux keeps it across exec), so a tool started by a large process
+  // (a Python benchmark holding torch) would report at least the parent's RSS.
+  if (FILE* status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long kilobytes = -1;
+    while (std::fgets(line, sizeof line, status) != nullptr) {
+      if (std::sscanf(line, "VmHWM: %ld kB", &kilobytes) == 1) break;
+    }
+    std::fclose(status);
+    if (kilobytes >= 0) return kilobytes / 1024.0;
+  }
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss / 1024.0;  // kilobytes on Linux
@@ -137,11 +150,11 @@ int Main(int argc, char** argv) {
                  "{\"prompt_tokens\": %zu, \"generated_tokens\": %zu, \"stop\": \"%s\", \"load_ms\": %.3f, "
                  "\"prefill_ms\": %.3f, \"prefill_tokens_per_s\": %.3f, \"time_to_first_token_ms\": %.3f, "
                  "\"decode_ms\": %.3f, \"decode_steps\": %lld, \"decode_tokens_per_s\": %.3f, "
-                 "\"peak_rss_mb\": %.1f}\n",
+                 "\"peak_rss_mb\": %.1f, \"planned_bytes\": %zu}\n",
                  prompt->size(), g.tokens.size(), StopReasonName(g.stop), load_ms, g.prefill_ms,
                  g.prefill_ms > 0 ? prompt_tokens / (g.prefill_ms / 1e3) : 0.0, g.first_token_ms, g.decode_ms,
                  static_cast<long long>(g.decode_steps), g.decode_ms > 0 ? g.decode_steps / (g.decode_ms / 1e3) : 0.0,
-                 PeakRssMegabytes());
+                 PeakRssMegabytes(), model.session().memory().total_planned_bytes());
   }
   return 0;
 }

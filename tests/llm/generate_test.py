@@ -112,7 +112,8 @@ def test_stops_at_max_new_tokens_and_at_max_seq_len():
     assert "generate: stopped at the model's max_seq_len of 64 tokens" in full.stderr
     assert stats["prompt_tokens"] == len(prompt) and stats["generated_tokens"] == MAX_SEQ_LEN - len(prompt)
     assert stats["decode_steps"] == stats["generated_tokens"] - 1
-    for key in ("prefill_tokens_per_s", "decode_tokens_per_s", "time_to_first_token_ms", "peak_rss_mb"):
+    for key in ("prefill_tokens_per_s", "decode_tokens_per_s", "time_to_first_token_ms", "peak_rss_mb",
+                "planned_bytes"):
         assert stats[key] > 0, key
 
 
