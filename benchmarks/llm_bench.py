@@ -21,7 +21,6 @@ writes every figure as JSON with --out.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import resource
@@ -124,6 +123,18 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def _fmt(value, digits=1):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _print_row(r: dict) -> None:
+    planned = r["planned_bytes"] and r["planned_bytes"] / 2**20
+    print(f"| {r['program']} | {r['weights']} | {_fmt(r['prefill_tokens_per_s'])} | "
+          f"{_fmt(r['decode_tokens_per_s'])} | {_fmt(r['time_to_first_token_ms'])} | {_fmt(r['peak_rss_mb'])} | "
+          f"{_fmt(planned, 2)} | {_fmt(r['pte_mb'])} | {_fmt(r['export_s'], 0)} | {r['same_tokens_as_eager']} |",
+          flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", choices=sorted(SIZES), default="smollm2_135m")
@@ -132,6 +143,8 @@ def main() -> int:
     parser.add_argument("--prompt_tokens", type=int, default=64)
     parser.add_argument("--new_tokens", type=int, default=64)
     parser.add_argument("--out", help="also write the figures here (JSON)")
+    parser.add_argument("--work_dir", help="keep the .pte files here; ones already there (pteforge_<q>.pte, "
+                        "forward_<q>.pte from an earlier run of the same size) are reused, their export time unknown")
     parser.add_argument("--eager_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     prompt = torch.randint(0, SIZES[args.size]["vocab_size"], (args.prompt_tokens,),
@@ -147,22 +160,30 @@ def main() -> int:
         return 0
 
     rows = []
-    work = tempfile.mkdtemp(prefix="llm_bench.")
+    work = args.work_dir or tempfile.mkdtemp(prefix="llm_bench.")
+    os.makedirs(work, exist_ok=True)
+    header = ("| program | weights | prefill tok/s | decode tok/s | TTFT ms | peak RSS MB | planned MB | .pte MB "
+              "| export s | tokens = eager |")
+    print(f"{args.size}, {args.prompt_tokens}-token prompt, {args.new_tokens} new tokens, max_seq_len "
+          f"{args.max_seq_len}, 1 thread, work files in {work}\n\n{header}\n|" + "---|" * 10, flush=True)
     for quantize in (["none", "int8"] if args.quantize == "both" else [args.quantize]):
-        model = make_model(args.size)
-        start = time.perf_counter()
-        program = export_causal_lm(model, args.max_seq_len, backend="xnnpack",
-                                   quantize=None if quantize == "none" else quantize)
-        ours_export_s = time.perf_counter() - start
         ours = os.path.join(work, f"pteforge_{quantize}.pte")
-        program.save(ours)
-        single_model = copy.deepcopy(model)
-        if quantize == "int8":
-            quantize_lib.int8_linears(single_model)
-        data, single_export_s = export_single_forward(single_model, args.max_seq_len)
         single = os.path.join(work, f"forward_{quantize}.pte")
-        with open(single, "wb") as f:
-            f.write(data)
+        ours_export_s = single_export_s = None
+        if not os.path.exists(ours):
+            model = make_model(args.size)
+            start = time.perf_counter()
+            program = export_causal_lm(model, args.max_seq_len, backend="xnnpack",
+                                       quantize=None if quantize == "none" else quantize)
+            ours_export_s = time.perf_counter() - start
+            program.save(ours)
+        if not os.path.exists(single):
+            single_model = make_model(args.size)
+            if quantize == "int8":
+                quantize_lib.int8_linears(single_model)
+            data, single_export_s = export_single_forward(single_model, args.max_seq_len)
+            with open(single, "wb") as f:
+                f.write(data)
         ids = "--ids=" + " ".join(map(str, prompt))
         ours_tokens, ours_stats = run_json([_tool("cc/tools/generate"), f"--model={ours}", ids, "--greedy",
                                             "--threads=1", f"--max_new_tokens={args.new_tokens}", "--stats",
@@ -174,26 +195,15 @@ def main() -> int:
                                               f"--new_tokens={args.new_tokens}"])
         for name, tokens, stats, size, export_s in [
                 ("(a) pteforge prefill + decode_step", ours_tokens, ours_stats, os.path.getsize(ours), ours_export_s),
-                ("(b) single forward (optimum-executorch)", single_tokens, single_stats, len(data), single_export_s),
+                ("(b) single forward (optimum-executorch)", single_tokens, single_stats, os.path.getsize(single),
+                 single_export_s),
                 ("(c) transformers eager", eager_tokens, eager_stats, None, None)]:
             rows.append({"program": name, "weights": "float32" if quantize == "none" else "int8",
                          "same_tokens_as_eager": tokens == eager_tokens, "pte_mb": size and size / 2**20,
                          "export_s": export_s, **{k: stats.get(k) for k in (
                              "prefill_tokens_per_s", "decode_tokens_per_s", "time_to_first_token_ms", "peak_rss_mb",
                              "planned_bytes")}})
-    header = ("| program | weights | prefill tok/s | decode tok/s | TTFT ms | peak RSS MB | planned MB | .pte MB "
-              "| export s | tokens = eager |")
-    print(f"{args.size}, {args.prompt_tokens}-token prompt, {args.new_tokens} new tokens, max_seq_len "
-          f"{args.max_seq_len}, 1 thread\n\n{header}\n|" + "---|" * 10)
-
-    def fmt(value, digits=1):
-        return "-" if value is None else f"{value:.{digits}f}"
-
-    for r in rows:
-        planned = r["planned_bytes"] and r["planned_bytes"] / 2**20
-        print(f"| {r['program']} | {r['weights']} | {fmt(r['prefill_tokens_per_s'])} | "
-              f"{fmt(r['decode_tokens_per_s'])} | {fmt(r['time_to_first_token_ms'])} | {fmt(r['peak_rss_mb'])} | "
-              f"{fmt(planned, 2)} | {fmt(r['pte_mb'])} | {fmt(r['export_s'], 0)} | {r['same_tokens_as_eager']} |")
+            _print_row(rows[-1])
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump({"size": args.size, "config": SIZES[args.size], "rows": rows}, f, indent=2)
