@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the arm64 bundle's checks somewhere and compares with the x86_64 programs here:
 # translate on a few sentences (the bundle's default model, Bergamot en->pt), a
-# stateful pte_run call sequence and vad's speech segments in a WAV file (its default
-# model, Silero VAD) must print exactly what the x86_64 builds print.
+# stateful pte_run call sequence, vad's speech segments in a WAV file (its default
+# model, Silero VAD) and generate's text from a tiny language model, greedy and sampled
+# with a seed, must print exactly what the x86_64 builds print.
 #
-#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav>
+#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte>
 #       unpacks into an empty folder and runs under qemu-aarch64 with no sysroot (no -L,
 #       no QEMU_LD_PREFIX); also fails if the loader opens any library outside the bundle
-#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> [--serial=SERIAL]
+#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> [--serial=SERIAL]
 #       pushes to /data/local/tmp on a device (Debian's adb) and runs there
 #
 # Exit status: 0 when every output matches, 1 when one does not or a run fails, 2 when
@@ -21,11 +22,12 @@ ROOT=pteforge-arm64
 fail() { echo "check_bundle: FAIL: $*" >&2; exit 1; }
 missing() { echo "check_bundle: error: $*" >&2; exit 2; }
 
-if [[ $# -lt 7 ]]; then
-  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> [serial]" >&2
+if [[ $# -lt 9 ]]; then
+  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> [serial]" >&2
   exit 2
 fi
-where="$1" bundle="$2" host_translate="$3" host_pte_run="$4" stateful="$5" host_vad="$6" speech="$7" serial="${8:-}"
+where="$1" bundle="$2" host_translate="$3" host_pte_run="$4" stateful="$5" host_vad="$6" speech="$7"
+host_generate="$8" llm="$9" serial="${10:-}"
 serial="${serial#--serial=}"
 work="$(mktemp -d "${TEST_TMPDIR:-/tmp}/bundle.XXXXXX")"
 
@@ -80,6 +82,17 @@ on_device vad --units=samples "$device_speech" > "$work/vad.got" || fail "vad ex
 [[ -s "$work/vad.want" ]] || fail "the x86_64 vad found no speech in $speech"
 diff -u "$work/vad.want" "$work/vad.got" >&2 || fail "vad differs from x86_64"
 
+PROMPT="The weather is nice today."
+for mode in --greedy "--sample --seed=7"; do
+  echo "check_bundle: generate $mode, a tiny random language model" >&2
+  # shellcheck disable=SC2086
+  "$host_generate" --model="$llm" $mode --max_new_tokens=16 "$PROMPT" > "$work/generate.want"
+  # shellcheck disable=SC2086
+  on_device generate --model="models/$(basename "$llm")" $mode --max_new_tokens=16 "$PROMPT" > "$work/generate.got" \
+    || fail "generate $mode exited with $?"
+  cmp -s "$work/generate.want" "$work/generate.got" || fail "generate $mode differs from x86_64"
+done
+
 if [[ "$where" == qemu ]]; then
   # Every library the loader tried or initialized lies inside the unpacked bundle.
   logs=("$work"/ld.*)
@@ -89,4 +102,4 @@ if [[ "$where" == qemu ]]; then
   [[ -z "$outside" ]] || fail "the loader opened libraries outside the bundle: $outside"
   echo "check_bundle: the loader opened $(grep -hoE "calling init: /[^ ]*" "${logs[@]}" | sort -u | wc -l) libraries, all from the bundle" >&2
 fi
-echo "check_bundle: $where: translate, pte_run and vad print what the x86_64 builds print" >&2
+echo "check_bundle: $where: translate, pte_run, vad and generate print what the x86_64 builds print" >&2

@@ -3,53 +3,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cc/runtime/constants.h"
 #include "cc/translate/bergamot_model.h"
 #include "cc/translate/marian_model.h"
 
 namespace pteforge {
 namespace {
 
-StatusOr<Value> Constant(Session& session, const char* name) {
-  auto values = session.Execute(name, {});
-  if (!values.ok()) {
-    return Failure(Error::InvalidProgram, "the program is not a translation model: constant '%s': %s", name,
-                   values.status().message().c_str());
-  }
-  if (values->size() != 1) return Failure(Error::InvalidProgram, "constant '%s' is not one value", name);
-  return values->at(0);
-}
+constexpr const char* kKind = "a translation model";
 
 template <typename T>
 Status Read(Session& session, const char* name, T* out) {
-  auto value = Constant(session, name);
-  if (!value.ok()) return value.status();
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (const auto* text = std::get_if<std::string>(&value.value())) {
-      *out = *text;
-      return Status();
-    }
-    if (const auto* bytes = std::get_if<HostTensor>(&value.value())) {  // binary data: a uint8 tensor
-      out->assign(bytes->bytes.begin(), bytes->bytes.end());
-      return Status();
-    }
-  } else if constexpr (std::is_same_v<T, double>) {
-    if (const auto* real = std::get_if<double>(&value.value())) {
-      *out = *real;
-      return Status();
-    }
-  } else if constexpr (std::is_same_v<T, bool>) {
-    if (const auto* flag = std::get_if<bool>(&value.value())) {
-      *out = *flag;
-      return Status();
-    }
-  } else {
-    if (const auto* integer = std::get_if<int64_t>(&value.value())) {
-      *out = static_cast<T>(*integer);
-      return Status();
-    }
-  }
-  return Failure(Error::InvalidProgram, "constant '%s' has an unexpected type (%s)", name,
-                 DescribeValue(value.value()).c_str());
+  return ReadConstant(session, name, kKind, out);
 }
 
 }  // namespace

@@ -3,10 +3,14 @@
     python -m pteforge.export --model=models.stateful:make_exporter --out=stateful.pte \\
         [--backend=xnnpack] [--report=stateful.report.json] [--model_args=key=value ...] \\
         [--replay=stateful.replay.txt] [--plan_svg=stateful.plan.svg] [--verbose]
+    python -m pteforge.export --hf_model=DIR --out=model.pte \\
+        [--max_seq_len=512] [--backend=xnnpack] [--quantize=int8] [--tokenizer_dir=DIR]
 
 The factory is a function returning a configured MultiMethodExporter; --model_args
-become its keyword arguments (as strings). Exit status: 0 on success, 1 when the export
-fails (the message says what and how to fix it), 2 for bad flags.
+become its keyword arguments (as strings). --hf_model exports a Hugging Face causal LM
+folder with pteforge.llm (prefill / decode_step sharing the KV cache; docs/llm.md).
+Exit status: 0 on success, 1 when the export fails (the message says what and how to
+fix it), 2 for bad flags.
 """
 
 from __future__ import annotations
@@ -34,6 +38,10 @@ flags.DEFINE_string(
     "replay", None, "Also write the conformance replay record (calls and eager PyTorch's results) here."
 )
 flags.DEFINE_string("plan_svg", None, "Also draw the memory plan as an SVG picture here (pteforge.plan_svg).")
+flags.DEFINE_string("hf_model", None, "A Hugging Face causal LM folder to export (pteforge.llm), instead of --model.")
+flags.DEFINE_integer("max_seq_len", 512, "With --hf_model: positions in the KV cache, prompt and generated tokens.")
+flags.DEFINE_enum("quantize", "none", ["none", "int8"], "With --hf_model: int8 weights (needs --backend=xnnpack).")
+flags.DEFINE_string("tokenizer_dir", None, "With --hf_model: the tokenizer.json's folder (default: --hf_model's).")
 flags.DEFINE_bool(
     "verbose", False, "Also show what torch, torchao and ExecuTorch print (held back by default)."
 )
@@ -88,6 +96,32 @@ def load_factory(spec: str) -> Callable:
     return factory
 
 
+def _check_model_flags() -> None:
+    """Exactly one of --model and --hf_model; the causal-LM flags only with --hf_model."""
+    if bool(FLAGS.model) == bool(FLAGS.hf_model):
+        raise CommandError("give either --model (a factory) or --hf_model (a Hugging Face causal LM folder)")
+    llm_flags = [name for name in ("max_seq_len", "quantize", "tokenizer_dir") if FLAGS[name].present]
+    if FLAGS.model and llm_flags:
+        raise CommandError(f"--{llm_flags[0]} is for --hf_model exports (a --model factory takes --model_args)")
+    if FLAGS.hf_model and FLAGS.model_args:
+        raise CommandError("--model_args is for --model factories; --hf_model takes --max_seq_len, --quantize "
+                           "and --tokenizer_dir")
+    if FLAGS.quantize == "int8" and FLAGS.backend != "xnnpack":
+        raise CommandError("--quantize=int8 needs --backend=xnnpack (the portable kernels have no int8 matmul)")
+
+
+def _hf_model_factory() -> tuple[Callable, dict[str, str]]:
+    """pteforge.llm's factory for --hf_model and its arguments."""
+    if not os.path.isdir(FLAGS.hf_model):
+        raise CommandError(f"--hf_model={FLAGS.hf_model}: no such folder")
+    from pteforge.llm.export import make_exporter
+
+    kwargs = {"hf_model": FLAGS.hf_model, "max_seq_len": str(FLAGS.max_seq_len), "quantize": FLAGS.quantize}
+    if FLAGS.tokenizer_dir:
+        kwargs["tokenizer_dir"] = FLAGS.tokenizer_dir
+    return make_exporter, kwargs
+
+
 def main(argv: list[str]) -> int:
     """Runs one export; returns the exit status."""
     set_verbose(FLAGS.verbose)
@@ -98,22 +132,26 @@ def main(argv: list[str]) -> int:
     try:
         if len(argv) > 1:
             raise CommandError(f"unexpected arguments: {' '.join(argv[1:])} (all options are --flags)")
-        for name in ("model", "out"):
-            if not getattr(FLAGS, name):
-                raise CommandError(f"--{name} is required")
+        _check_model_flags()
+        if not FLAGS.out:
+            raise CommandError("--out is required")
         out_dir = os.path.dirname(os.path.abspath(FLAGS.out))
         if not os.path.isdir(out_dir):
             raise CommandError(f"--out={FLAGS.out}: the folder {out_dir} does not exist")
         kwargs = parse_model_args(FLAGS.model_args)
         _log_progress()
-        factory = load_factory(FLAGS.model)
+        if FLAGS.hf_model:
+            factory, kwargs = _hf_model_factory()
+        else:
+            factory = load_factory(FLAGS.model)
         try:
             exporter = factory(**kwargs)
         except ExportError:
             raise
         except Exception as error:
             traceback.print_exc()
-            raise CommandError(f"--model={FLAGS.model}: the factory raised {type(error).__name__}: {error}") from error
+            source = f"--model={FLAGS.model}" if FLAGS.model else f"--hf_model={FLAGS.hf_model}"
+            raise CommandError(f"{source}: the factory raised {type(error).__name__}: {error}") from error
         if not isinstance(exporter, MultiMethodExporter):
             raise CommandError(
                 f"--model={FLAGS.model}: the factory returned {type(exporter).__name__}, "

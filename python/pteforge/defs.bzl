@@ -20,27 +20,34 @@ writes nothing.
 def _program_name(label_name):
     return label_name[:-len("_pte")] if label_name.endswith("_pte") else label_name
 
-def _pte_export_impl(ctx):
+def run_exporter(ctx, arguments, inputs, replay = False, plan_svg = False):
+    """Runs the exporter command line (the rule's `_exporter`) as an action writing
+    <name>.pte, <name>.report.json and, with `replay`, <name>.replay.txt, with
+    `plan_svg`, <name>.plan.svg.
+
+    Args:
+      ctx: the rule context (ctx.attr._exporter is //python/pteforge:export).
+      arguments: what to export and how (--model=... or --hf_model=..., --backend=...).
+      inputs: a depset of the files the export reads.
+      replay: also write the conformance replay record.
+      plan_svg: also draw the memory plan (pteforge.plan_svg).
+
+    Returns:
+      The rule's providers: the .pte as default output, the report and replay record
+      next to it (output groups "report", "replay" and "plan", and runfiles).
+    """
     name = _program_name(ctx.label.name)
     pte = ctx.actions.declare_file(name + ".pte")
     report = ctx.actions.declare_file(name + ".report.json")
-    replay = [ctx.actions.declare_file(name + ".replay.txt")] if ctx.attr.replay else []
-    plan = [ctx.actions.declare_file(name + ".plan.svg")] if ctx.attr.plan_svg else []
-    sources = depset(transitive = [dep[PyInfo].transitive_sources for dep in ctx.attr.deps])
-    arguments = [
-        "--model=" + ctx.attr.model,
-        "--out=" + pte.path,
-        "--report=" + report.path,
-        "--backend=" + ctx.attr.backend,
-    ] + ["--replay=" + file.path for file in replay] + ["--plan_svg=" + file.path for file in plan] + [
-        "--model_args=%s=%s" % (key, ctx.expand_location(value, ctx.attr.data))
-        for key, value in sorted(ctx.attr.model_args.items())
-    ]
+    replay_files = [ctx.actions.declare_file(name + ".replay.txt")] if replay else []
+    plan_files = [ctx.actions.declare_file(name + ".plan.svg")] if plan_svg else []
     ctx.actions.run(
         executable = ctx.attr._exporter[DefaultInfo].files_to_run,
-        arguments = arguments,
-        inputs = depset(ctx.files.data, transitive = [sources]),
-        outputs = [pte, report] + replay + plan,
+        arguments = arguments + ["--out=" + pte.path, "--report=" + report.path] +
+                    ["--replay=" + file.path for file in replay_files] +
+                    ["--plan_svg=" + file.path for file in plan_files],
+        inputs = inputs,
+        outputs = [pte, report] + replay_files + plan_files,
         # Model packages are imported by their workspace path (models.stateful), from
         # the source tree or, for generated files, the output tree.
         env = {"PYTHONPATH": ".:" + ctx.bin_dir.path},
@@ -53,10 +60,21 @@ def _pte_export_impl(ctx):
         # and are in runfiles.
         DefaultInfo(
             files = depset([pte]),
-            runfiles = ctx.runfiles(files = [pte, report] + replay),
+            runfiles = ctx.runfiles(files = [pte, report] + replay_files),
         ),
-        OutputGroupInfo(report = depset([report]), replay = depset(replay), plan = depset(plan)),
+        OutputGroupInfo(report = depset([report]), replay = depset(replay_files), plan = depset(plan_files)),
     ]
+
+def _pte_export_impl(ctx):
+    sources = depset(transitive = [dep[PyInfo].transitive_sources for dep in ctx.attr.deps])
+    arguments = [
+        "--model=" + ctx.attr.model,
+        "--backend=" + ctx.attr.backend,
+    ] + [
+        "--model_args=%s=%s" % (key, ctx.expand_location(value, ctx.attr.data))
+        for key, value in sorted(ctx.attr.model_args.items())
+    ]
+    return run_exporter(ctx, arguments, depset(ctx.files.data, transitive = [sources]), ctx.attr.replay, ctx.attr.plan_svg)
 
 pte_export = rule(
     implementation = _pte_export_impl,

@@ -16,6 +16,9 @@ Everything is deterministic (fixed seeds); nothing is downloaded: the training t
 the repository's corpora plus text made here.
 
 Usage: make_golden.py OUTPUT_DIR CORPUS_FILE...
+
+gpt2, qwen2 and llama2 (with a smaller vocab_size) also train the tokenizers of the
+tiny test language models (models/llm/make_tiny_model.py).
 """
 
 import json
@@ -164,12 +167,12 @@ def reorder_vocab(data, first_tokens):
         added["id"] = data["model"]["vocab"][added["content"]]
 
 
-def gpt2(corpus):
+def gpt2(corpus, vocab_size=3000):
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.ByteLevel(trim_offsets=False)
-    return train(tok, corpus, 3000, ["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    return train(tok, corpus, vocab_size, ["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
 
 
 def roberta(corpus):
@@ -211,7 +214,7 @@ def llama3(corpus):
     return with_json(tok, edit)
 
 
-def qwen2(corpus):
+def qwen2(corpus, vocab_size=3000):
     tok = Tokenizer(models.BPE())
     tok.normalizer = normalizers.NFC()
     tok.pre_tokenizer = pre_tokenizers.Sequence([
@@ -220,16 +223,16 @@ def qwen2(corpus):
     ])
     tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.ByteLevel(trim_offsets=False)
-    return train(tok, corpus, 3000, ["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+    return train(tok, corpus, vocab_size, ["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
 
 
-def llama2(corpus):
+def llama2(corpus, vocab_size=2500):
     tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
     tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
     tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
                                      decoders.Strip(" ", 1, 0)])
-    train(tok, corpus, 2500, ["<unk>", "<s>", "</s>"], limit_alphabet=120, max_token_length=16)
+    train(tok, corpus, vocab_size, ["<unk>", "<s>", "</s>"], limit_alphabet=120, max_token_length=16)
 
     def edit(data):
         reorder_vocab(data, ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)])

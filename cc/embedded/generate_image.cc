@@ -1,0 +1,66 @@
+// The language-model program of a bare-metal image: the embedded causal-LM .pte
+// (pteforge.llm) generating on a Session over static memory (CausalLm: prefill,
+// decode_step, the sampler; every choice made on the device). The tokenizer is not
+// built for the microcontroller, so prompts are token ids, one prompt per line of the
+// host file given with --input=PATH (read through semihosting), and each generation is
+// printed as "ids: 17 89 2" with the emulated time it took. The generate tool's flags
+// apply (--greedy, --sample, --seed, --max_new_tokens, ...; cc/llm/generate_flags.h).
+// tests/llm/generate_cortex_m55_test.py compares the ids with the x86_64 generate tool's.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cc/cli/flags.h"
+#include "cc/embedded/embedded_program.h"
+#include "cc/llm/causal_lm.h"
+#include "cc/llm/generate_flags.h"
+#include "cc/llm/token_ids.h"
+
+namespace pteforge {
+namespace {
+
+int Fail(const std::string& message, int status) {
+  std::fprintf(stderr, "generate: error: %s\n", message.c_str());
+  return status;
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  flags.Define("input", "a host file of prompts: token ids, one prompt per line");
+  DefineGenerateFlags(&flags);
+  Status parsed = flags.Parse(argc, argv);
+  if (!parsed.ok()) return Fail(parsed.message(), 2);
+  if (!flags.IsSet("input")) return Fail("--input=PATH (token ids, one prompt per line) is required", 2);
+  auto prompts = ReadTokenIdLines(flags.Get("input").c_str());
+  if (!prompts.ok()) return Fail(prompts.status().message(), 2);
+
+  auto image = OpenImageProgram();
+  if (!image.ok()) return Fail(image.status().message(), 1);
+  const EmbeddedProgram& embedded = ImageProgram();
+  auto lm = CausalLm::Create(std::move(image->session), embedded.name);
+  if (!lm.ok()) return Fail(lm.status().message(), 1);
+  GenerateOptions options = lm.value()->Defaults();
+  Status applied = ApplyGenerateFlags(flags, &options);
+  if (!applied.ok()) return Fail(applied.message(), 2);
+  const CausalLmInfo& info = lm.value()->info();
+  std::printf("loaded %s (%zu bytes, max_seq_len %lld) in %.0f ms; method pool %zu of %zu B\n", info.model_type.c_str(),
+              embedded.size, static_cast<long long>(info.max_seq_len), image->load_ms,
+              lm.value()->session().memory().method_bytes, embedded.buffers.methods.size());
+  for (size_t i = 0; i < prompts->size(); ++i) {
+    auto generation = lm.value()->Generate(prompts->at(i), options);
+    if (!generation.ok()) return Fail("prompt " + std::to_string(i + 1) + ": " + generation.status().message(), 1);
+    const Generation& g = generation.value();
+    std::printf("ids: %s\n", FormatTokenIds(g.tokens).c_str());
+    std::printf("prompt %zu: %zu tokens, %zu generated (stop: %s); emulated clock: prefill %.0f ms, first token "
+                "%.0f ms, %lld decode steps %.0f ms\n",
+                i + 1, prompts->at(i).size(), g.tokens.size(), StopReasonName(g.stop), g.prefill_ms, g.first_token_ms,
+                static_cast<long long>(g.decode_steps), g.decode_ms);
+  }
+  std::printf("heap peak %zu of %zu B\n", HeapPeakBytes(), embedded.heap_bytes);
+  return 0;
+}
+
+}  // namespace
+}  // namespace pteforge
+
+int main(int argc, char** argv) { return pteforge::Main(argc, argv); }

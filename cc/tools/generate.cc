@@ -1,0 +1,165 @@
+// generate: text from a causal-LM .pte exported by pteforge.llm (docs/llm.md). The .pte
+// carries its tokenizer and generation defaults; the text streams to stdout as it is
+// generated.
+//
+//   generate --model=model.pte "Once upon a time"     the prompt as arguments
+//   echo "Once upon a time" | generate --model=model.pte    or all of stdin
+//   generate --model=model.pte --ids="1 450 4996"     token ids in and out (no tokenizer)
+//
+// Greedy or sampling as the model's generation config says; --greedy, --sample,
+// --temperature, --top_k, --top_p, --repetition_penalty and --seed override it (the
+// same seed gives the same text on every target). It stops at the model's EOS ids, at
+// --max_new_tokens, or when prompt and generated tokens fill the model's max_seq_len
+// (said on stderr). --stats prints one JSON line on stderr: token counts, prefill and
+// decode tokens/s, time to first token, load time, peak RSS and the program's planned
+// memory (state and work arenas).
+// Exit status: 0, 1 for a model or prompt that cannot be used (too long, not a causal
+// LM, no tokenizer), 2 for bad flags.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "cc/cli/executorch_log.h"
+#include "cc/cli/flags.h"
+#include "cc/llm/generate_flags.h"
+#include "cc/llm/text_generator.h"
+#include "cc/llm/token_ids.h"
+#include "cc/runtime/threads.h"
+
+namespace pteforge {
+namespace {
+
+int Fail(const std::string& message, int status) {
+  std::fprintf(stderr, "generate: error: %s\n", message.c_str());
+  return status;
+}
+
+class StdoutSink : public TextSink, public TokenSink {
+ public:
+  Status OnText(std::string_view piece) override {
+    std::fwrite(piece.data(), 1, piece.size(), stdout);
+    std::fflush(stdout);
+    return Status();
+  }
+  Status OnToken(int64_t token) override {
+    std::printf("%s%lld", first_ ? "" : " ", static_cast<long long>(token));
+    std::fflush(stdout);
+    first_ = false;
+    return Status();
+  }
+
+ private:
+  bool first_ = true;
+};
+
+double PeakRssMegabytes() {
+  // VmHWM: this process's own high-water mark. getrusage's ru_maxrss also counts the
+  // parent's at fork (Linux keeps it across exec), so a tool started by a large process
+  // (a Python benchmark holding torch) would report at least the parent's RSS.
+  if (FILE* status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long kilobytes = -1;
+    while (std::fgets(line, sizeof line, status) != nullptr) {
+      if (std::sscanf(line, "VmHWM: %ld kB", &kilobytes) == 1) break;
+    }
+    std::fclose(status);
+    if (kilobytes >= 0) return kilobytes / 1024.0;
+  }
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;  // kilobytes on Linux
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  flags.Define("model", "the causal-LM .pte (pteforge-export --hf_model=DIR)");
+  flags.Define("ids", "the prompt as token ids (\"1 450 4996\"); prints ids instead of text");
+  DefineGenerateFlags(&flags);
+  flags.Define("threads", "threads for the kernels and XNNPACK", "1");
+  flags.DefineSwitch("stats", "print token counts and speeds as one JSON line on stderr");
+  flags.DefineSwitch("verbose", "show ExecuTorch's own log lines (default: its errors only)");
+  flags.DefineSwitch("help", "show this help");
+  Status parsed = flags.Parse(argc, argv);
+  if (!parsed.ok()) return Fail(parsed.message(), 2);
+  RouteExecutorchLog(flags.IsSet("verbose"));
+  if (flags.IsSet("help")) {
+    std::printf("usage: %s --model=model.pte [flags] [prompt ...]   (no prompt: read stdin)\n%s", argv[0],
+                flags.Help().c_str());
+    return 0;
+  }
+  if (!flags.IsSet("model")) return Fail("--model=model.pte is required", 2);
+  if (flags.IsSet("ids") && !flags.positional().empty()) return Fail("--ids or a text prompt, not both", 2);
+  auto threads = flags.GetInt("threads", 1, 256);
+  if (!threads.ok()) return Fail(threads.status().message(), 2);
+  Status set = SetThreadCount(static_cast<uint32_t>(threads.value()));
+  if (!set.ok()) return Fail(set.message(), 1);
+
+  const auto load_start = std::chrono::steady_clock::now();
+  const std::string path = flags.Get("model");
+  std::unique_ptr<TextGenerator> text;
+  std::unique_ptr<CausalLm> ids_model;
+  if (flags.IsSet("ids")) {
+    auto session = Session::Open(path);
+    if (!session.ok()) return Fail(session.status().message(), 1);
+    auto model = CausalLm::Create(std::move(session.value()), path);
+    if (!model.ok()) return Fail(model.status().message(), 1);
+    ids_model = std::move(model.value());
+  } else {
+    auto generator = TextGenerator::Open(path);
+    if (!generator.ok()) return Fail(generator.status().message(), 1);
+    text = std::move(generator.value());
+  }
+  CausalLm& model = text ? text->model() : *ids_model;
+  const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+  GenerateOptions options = model.Defaults();
+  Status applied = ApplyGenerateFlags(flags, &options);
+  if (!applied.ok()) return Fail(applied.message(), 2);
+
+  StatusOr<std::vector<int64_t>> prompt = std::vector<int64_t>();
+  if (flags.IsSet("ids")) {
+    prompt = ParseTokenIds(flags.Get("ids"));
+    if (!prompt.ok()) return Fail("--ids: " + prompt.status().message(), 2);
+  } else {
+    std::string prompt_text;
+    for (const std::string& word : flags.positional()) prompt_text += (prompt_text.empty() ? "" : " ") + word;
+    if (flags.positional().empty()) {
+      prompt_text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    }
+    prompt = text->Encode(prompt_text);
+    if (!prompt.ok()) return Fail("the prompt: " + prompt.status().message(), 1);
+  }
+
+  StdoutSink out;
+  auto generation = text ? text->Generate(prompt.value(), options, &out) : model.Generate(prompt.value(), options, &out);
+  if (!generation.ok()) return Fail(generation.status().message(), 1);
+  std::printf("\n");
+  if (generation->stop == StopReason::kMaxSeqLen) {
+    std::fprintf(stderr, "generate: stopped at the model's max_seq_len of %lld tokens (prompt and generated)\n",
+                 static_cast<long long>(model.info().max_seq_len));
+  }
+  if (flags.IsSet("stats")) {
+    const Generation& g = generation.value();
+    const double prompt_tokens = static_cast<double>(prompt->size());
+    std::fprintf(stderr,
+                 "{\"prompt_tokens\": %zu, \"generated_tokens\": %zu, \"stop\": \"%s\", \"load_ms\": %.3f, "
+                 "\"prefill_ms\": %.3f, \"prefill_tokens_per_s\": %.3f, \"time_to_first_token_ms\": %.3f, "
+                 "\"decode_ms\": %.3f, \"decode_steps\": %lld, \"decode_tokens_per_s\": %.3f, "
+                 "\"peak_rss_mb\": %.1f, \"planned_bytes\": %zu}\n",
+                 prompt->size(), g.tokens.size(), StopReasonName(g.stop), load_ms, g.prefill_ms,
+                 g.prefill_ms > 0 ? prompt_tokens / (g.prefill_ms / 1e3) : 0.0, g.first_token_ms, g.decode_ms,
+                 static_cast<long long>(g.decode_steps), g.decode_ms > 0 ? g.decode_steps / (g.decode_ms / 1e3) : 0.0,
+                 PeakRssMegabytes(), model.session().memory().total_planned_bytes());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace pteforge
+
+int main(int argc, char** argv) { return pteforge::Main(argc, argv); }

@@ -1,0 +1,165 @@
+"""export_causal_lm: a transformers causal LM to one .pte with prefill and decode_step
+sharing its KV cache, checked against eager PyTorch (pteforge's conformance).
+
+    from pteforge.llm import export_causal_lm
+    program = export_causal_lm(model, max_seq_len=256, backend="xnnpack", tokenizer_dir="path/to/model")
+    program.save("model.pte")
+
+make_exporter is the same for `pteforge-export --hf_model=DIR` and the causal_lm_pte
+Bazel rule: it loads the model from a local Hugging Face directory.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+
+import torch
+from torch import nn
+from torch.export import Dim
+
+from pteforge import quantize as quantize_lib
+from pteforge.errors import ExportError
+from pteforge.exporter import MultiMethodExporter
+from pteforge.llm import program_constants
+from pteforge.llm.static_cache import CausalLmWithCache
+from pteforge.program import PteProgram
+from pteforge.quiet import held_back
+from pteforge.spec import BACKENDS, Call, Tolerance
+
+_log = logging.getLogger("pteforge")
+
+QUANTIZATIONS = (None, "int8")
+MIN_SEQ_LEN = 16
+DEFAULT_MAX_SEQ_LEN = 512
+
+# int8 activations are quantized at run time: where eager PyTorch and XNNPACK round a
+# value to different sides of a step, logits move by about that step.
+_INT8_TOLERANCE = Tolerance(atol=0.2, rtol=0.05)
+
+
+def causal_lm_exporter(
+    model: nn.Module,
+    max_seq_len: int,
+    quantize: str | None = None,
+    tokenizer_dir: str | os.PathLike | None = None,
+    name: str | None = None,
+) -> MultiMethodExporter:
+    """The configured MultiMethodExporter behind export_causal_lm (for callers who want
+    to add constants or conformance calls before exporting). Same arguments."""
+    if quantize not in QUANTIZATIONS:
+        raise ExportError(f"quantize={quantize!r}: expected None or 'int8'")
+    if not isinstance(max_seq_len, int) or max_seq_len < MIN_SEQ_LEN:
+        raise ExportError(f"max_seq_len={max_seq_len!r}: must be an integer of at least {MIN_SEQ_LEN}")
+    # Quantized on a copy: the caller's model stays float32.
+    module = CausalLmWithCache(copy.deepcopy(model) if quantize else model, max_seq_len)
+    if quantize == "int8":
+        quantize_lib.int8_linears(module)
+    constants = program_constants.model_constants(model, max_seq_len)
+    if tokenizer_dir is not None:
+        constants.update(program_constants.tokenizer_constants(tokenizer_dir, constants["vocab_size"]))
+        if not len(constants["eos_token_ids"]):
+            eos = program_constants.eos_from_tokenizer_config(tokenizer_dir, constants[program_constants.TOKENIZER_JSON])
+            constants["eos_token_ids"] = torch.tensor(eos, dtype=torch.int64)
+    if not len(constants["eos_token_ids"]):
+        _log.warning("the model names no end-of-sequence token: generation stops only at max_new_tokens or max_seq_len")
+
+    exporter = MultiMethodExporter(module, name=name or str(constants["model_type"]))
+    exporter.shared_state(*module.state_names())
+    vocab = constants["vocab_size"]
+    prompt = _tokens(vocab, 5, seed=0)
+    exporter.method("prefill", (prompt,), dynamic_shapes=({1: Dim("tokens", min=2, max=max_seq_len)},),
+                    input_ranges={0: (0, vocab - 1)})
+    exporter.method("decode_step", (prompt[:, :1],), input_ranges={0: (0, vocab - 1)})
+    exporter.call_sequence(_conformance_calls(vocab))
+    if quantize == "int8":
+        exporter.conformance_tolerance(_INT8_TOLERANCE)
+    for key, value in constants.items():
+        exporter.constant(key, value)
+    return exporter
+
+
+def export_causal_lm(
+    model: nn.Module,
+    max_seq_len: int,
+    backend: str = "portable",
+    quantize: str | None = None,
+    tokenizer_dir: str | os.PathLike | None = None,
+) -> PteProgram:
+    """Exports a transformers causal LM to a verified .pte.
+
+    Args:
+      model: a transformers causal LM in eval mode, float32, whose class supports a
+        static cache (from_pretrained(local_dir) or built from a config).
+      max_seq_len: positions in the KV cache: prompt plus generated tokens (>= 16).
+      backend: "portable" or "xnnpack".
+      quantize: None, or "int8" (int8 weights per output channel, dynamically quantized
+        activations; XNNPACK only). The model itself is not modified.
+      tokenizer_dir: a folder with the model's tokenizer.json (and optionally
+        tokenizer_config.json): stored in the .pte so that it generates text alone.
+
+    Returns:
+      The program: prefill(int64[1, n]) -> float32[1, vocab] for 2 <= n <= max_seq_len,
+      decode_step(int64[1, 1]) -> float32[1, vocab], reset_state, and the constants of
+      pteforge.llm.program_constants.
+
+    Raises:
+      ExportError: the model is not supported (the message says why), or the program
+        does not match eager PyTorch.
+    """
+    if backend not in BACKENDS:
+        raise ExportError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
+    if quantize == "int8" and backend != "xnnpack":
+        raise ExportError("quantize='int8' needs backend='xnnpack' (the portable kernels have no int8 matmul)")
+    return causal_lm_exporter(model, max_seq_len, quantize, tokenizer_dir).export(backend=backend)
+
+
+def load_hf_model(directory: str | os.PathLike) -> nn.Module:
+    """AutoModelForCausalLM.from_pretrained(directory) in float32 and eval mode, from the
+    local folder only (nothing is downloaded)."""
+    directory = os.fspath(directory)
+    if not os.path.isfile(os.path.join(directory, "config.json")):
+        raise ExportError(f"{directory!r} is not a Hugging Face model folder: it has no config.json")
+    from transformers import AutoModelForCausalLM
+
+    try:
+        with held_back():  # its progress bar and notes
+            model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, local_files_only=True)
+    except (OSError, ValueError, KeyError) as error:
+        raise ExportError(f"transformers cannot load a causal LM from {directory!r}: {error}") from error
+    return model.eval()
+
+
+def make_exporter(hf_model: str, max_seq_len: str = str(DEFAULT_MAX_SEQ_LEN), quantize: str = "none",
+                  tokenizer_dir: str = "") -> MultiMethodExporter:
+    """causal_lm_exporter for a model folder; the arguments as strings (command line).
+    tokenizer_dir: default hf_model when it has a tokenizer.json."""
+    try:
+        length = int(max_seq_len)
+    except ValueError:
+        raise ExportError(f"max_seq_len={max_seq_len!r} is not an integer") from None
+    if not tokenizer_dir and os.path.isfile(os.path.join(hf_model, "tokenizer.json")):
+        tokenizer_dir = hf_model
+    name = os.path.basename(os.path.normpath(hf_model))
+    return causal_lm_exporter(load_hf_model(hf_model), length, None if quantize == "none" else quantize,
+                              tokenizer_dir or None, name=name)
+
+
+def _tokens(vocab: int, count: int, seed: int) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randint(0, vocab, (1, count), generator=generator, dtype=torch.int64)
+
+
+def _conformance_calls(vocab: int) -> list[Call]:
+    """A prompt, two generated tokens, a second turn of 3 tokens and one more token
+    (11 positions: within MIN_SEQ_LEN)."""
+    second_turn = _tokens(vocab, 3, seed=1)
+    steps = _tokens(vocab, 3, seed=2)
+    return [
+        Call("prefill", (_tokens(vocab, 5, seed=0),)),
+        Call("decode_step", (steps[:, 0:1],)),
+        Call("decode_step", (steps[:, 1:2],)),
+        Call("prefill", (second_turn,)),
+        Call("decode_step", (steps[:, 2:3],)),
+    ]
