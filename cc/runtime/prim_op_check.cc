@@ -72,10 +72,15 @@ Status CheckPrimOpConstants(const fb::ExecutionPlan& plan, const std::string& wh
   ForEachKernelCall(plan, [&](const std::string& name, const flatbuffers::Vector<int32_t>& args) {
     if (!status.ok() || args.size() < 3) return;
     int64_t a = 0, b = 0;
-    if (name == "aten::sym_size.int" && constant(args.Get(1), &b)) {
+    if (name == "aten::sym_size.int") {
+      // Exported programs ask for a fixed dimension; one known only at run time (a
+      // method input, another op's result) could be any.
       const auto* tensor = plan.values()->Get(static_cast<flatbuffers::uoffset_t>(args.Get(0)))->val_as_Tensor();
       const int64_t rank = tensor && tensor->sizes() ? static_cast<int64_t>(tensor->sizes()->size()) : 0;
-      if (b < 0 || b >= rank) {
+      if (!constant(args.Get(1), &b)) {
+        status = Failure(Error::InvalidProgram, "the program is corrupted: %s: aten::sym_size.int asks for a dimension known only at run time",
+                         where.c_str());
+      } else if (b < 0 || b >= rank) {
         status = Failure(Error::InvalidProgram, "the program is corrupted: %s: aten::sym_size.int asks for dimension %lld of a %lld-dimensional tensor",
                          where.c_str(), static_cast<long long>(b), static_cast<long long>(rank));
       }

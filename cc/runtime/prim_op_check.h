@@ -3,9 +3,11 @@
 // The prim ops (kernels/prim_ops/register_prim_ops.cpp) compute sizes and integer
 // arithmetic between kernels. Two trust their arguments: aten::sym_size.int asks a
 // tensor for dimension `dim` and aborts when it has none (an ET_CHECK), and the integer
-// floordiv and mod divide, trapping (SIGFPE) on a zero divisor or INT64_MIN / -1. A
-// value some instruction writes, or the caller gives, is only known at run time; the
-// constants a program carries are checked here. Found by the Session fuzzer.
+// floordiv and mod divide, trapping (SIGFPE) on a zero divisor or INT64_MIN / -1.
+// sym_size's dimension must be a constant within the tensor's rank (exported programs
+// never compute it); for the division, a value some instruction writes, or the caller
+// gives, is only known at run time, and the constants a program carries are checked.
+// sym_size's were found by the Session fuzzer.
 #ifndef PTEFORGE_CC_RUNTIME_PRIM_OP_CHECK_H_
 #define PTEFORGE_CC_RUNTIME_PRIM_OP_CHECK_H_
 
