@@ -347,7 +347,11 @@ class PlanChecker {
           const auto* call = instruction->instr_args_as_FreeCall();
           PTEFORGE_RETURN_IF_ERROR(CheckIndex(call->value_index(), "a free"));
           if (TypeOf(call->value_index()) != fb::KernelTypes::Tensor) return Bad(name + " frees a non-tensor");
-          break;
+          // Freeing leaves the tensor's data null for the instructions after it (found by
+          // the Session fuzzer: copy_ from a freed tensor). Programs with planned memory,
+          // which are all a Session runs, have nothing to free.
+          return Bad(name + " frees value " + std::to_string(call->value_index()) +
+                     ": programs with planned memory never free");
         }
         default:
           return Bad(name + " has an unknown kind");
@@ -379,6 +383,9 @@ class PlanChecker {
       if (allowed.find('!') != std::string::npos && IsConstant(argument)) {
         return Bad(where + " has " + name + " write into a constant (argument " + std::to_string(a) + ")");
       }
+      if (HasNoData(argument)) {
+        return Bad(where + " passes " + name + " a tensor with no memory (argument " + std::to_string(a) + ")");
+      }
     }
     return Status();
   }
@@ -386,6 +393,19 @@ class PlanChecker {
   // A tensor whose data is the program's own bytes (or a list holding one): writing it
   // would change the program under the runtime (found by the Session fuzzer: the
   // flatbuffer overwritten, then read out of bounds).
+  // A tensor with elements but neither planned memory nor constant data, and not an
+  // input (whose data the caller gives): its data pointer stays null, and a kernel
+  // reading or writing it crashes.
+  bool HasNoData(int32_t index) const {
+    const auto* tensor = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(index))->val_as_Tensor();
+    if (tensor == nullptr || tensor->allocation_info() != nullptr || tensor->data_buffer_idx() != 0) return false;
+    if (std::find(inputs_.begin(), inputs_.end(), index) != inputs_.end()) return false;
+    for (int32_t size : *tensor->sizes()) {
+      if (size == 0) return false;
+    }
+    return true;
+  }
+
   bool IsConstant(int32_t index) const {
     auto constant_tensor = [&](int32_t i) {
       const auto* tensor = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(i))->val_as_Tensor();
