@@ -10,7 +10,6 @@
 //
 // Prints the generated ids on stdout and one JSON line on stderr with the same fields
 // as generate --stats.
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +20,7 @@
 
 #include "cc/cli/executorch_log.h"
 #include "cc/cli/flags.h"
+#include "cc/cli/peak_rss.h"
 #include "cc/llm/token_ids.h"
 #include "cc/runtime/session.h"
 
@@ -31,24 +31,6 @@ using Clock = std::chrono::steady_clock;
 
 double Milliseconds(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double, std::milli>(end - start).count();
-}
-
-double PeakRssMegabytes() {
-  // VmHWM: this process's own high-water mark. getrusage's ru_maxrss also counts the
-  // parent's at fork (Linux keeps it across exec), so a tool started by a large process
-  // (a Python benchmark holding torch) would report at least the parent's RSS.
-  if (FILE* status = std::fopen("/proc/self/status", "r")) {
-    char line[256];
-    long kilobytes = -1;
-    while (std::fgets(line, sizeof line, status) != nullptr) {
-      if (std::sscanf(line, "VmHWM: %ld kB", &kilobytes) == 1) break;
-    }
-    std::fclose(status);
-    if (kilobytes >= 0) return kilobytes / 1024.0;
-  }
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;  // kilobytes on Linux
 }
 
 int Fail(const std::string& message) {

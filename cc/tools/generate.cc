@@ -15,7 +15,6 @@
 // memory (state and work arenas).
 // Exit status: 0, 1 for a model or prompt that cannot be used (too long, not a causal
 // LM, no tokenizer), 2 for bad flags.
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -27,6 +26,7 @@
 
 #include "cc/cli/executorch_log.h"
 #include "cc/cli/flags.h"
+#include "cc/cli/peak_rss.h"
 #include "cc/llm/generate_flags.h"
 #include "cc/llm/text_generator.h"
 #include "cc/llm/token_ids.h"
@@ -57,24 +57,6 @@ class StdoutSink : public TextSink, public TokenSink {
  private:
   bool first_ = true;
 };
-
-double PeakRssMegabytes() {
-  // VmHWM: this process's own high-water mark. getrusage's ru_maxrss also counts the
-  // parent's at fork (Linux keeps it across exec), so a tool started by a large process
-  // (a Python benchmark holding torch) would report at least the parent's RSS.
-  if (FILE* status = std::fopen("/proc/self/status", "r")) {
-    char line[256];
-    long kilobytes = -1;
-    while (std::fgets(line, sizeof line, status) != nullptr) {
-      if (std::sscanf(line, "VmHWM: %ld kB", &kilobytes) == 1) break;
-    }
-    std::fclose(status);
-    if (kilobytes >= 0) return kilobytes / 1024.0;
-  }
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;  // kilobytes on Linux
-}
 
 int Main(int argc, char** argv) {
   Flags flags;
