@@ -1,4 +1,4 @@
-"""opus_translate on the tiny random model: output per sentence, the untrained-weights
+"""The translator (opus_translate's program) on the tiny random OPUS-MT model: output per sentence, the untrained-weights
 warning, and a clear message (never a crash) for bad sentences and flags."""
 
 import subprocess
@@ -10,7 +10,7 @@ from pteforge import testing
 import pytest
 
 _RUNFILES = runfiles.Create()
-TRANSLATE = _RUNFILES.Rlocation("pteforge/cc/tools/opus_translate")
+TRANSLATE = _RUNFILES.Rlocation("pteforge/cc/tools/translate")
 MODEL = _RUNFILES.Rlocation("pteforge/models/opus_tiny.pte")
 
 

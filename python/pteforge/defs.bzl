@@ -15,10 +15,76 @@ default output is the .pte, the report sits next to it (output group "report", a
 runfiles). The export
 verifies the program against eager PyTorch; if any check fails the action fails and
 writes nothing.
+
+One export per build, whatever the configuration: a test on the host, an aarch64 test
+built through a transition and a Cortex-M55 image all use the same action's .pte.
+`<name>` forwards (and, outside the host configuration, symlinks) the files of
+`<name>_export`, a manual target always built in the host configuration; without that,
+every configuration that reaches a .pte exported it again (a Bergamot export is over a
+minute). (A newer Bazel could drop the configuration with an incoming transition on the
+rule; Bazel 4.2's Starlark transitions add a configuration hash to the output directory,
+so they cannot join the host's.)
 """
 
 def _program_name(label_name):
     return label_name[:-len("_pte")] if label_name.endswith("_pte") else label_name
+
+def _exported_impl(ctx):
+    export = ctx.attr.export
+    default = export[DefaultInfo]
+    groups = export[OutputGroupInfo]
+    names = ["report", "replay", "plan"]
+    files = default.files.to_list() + [f for name in names for f in getattr(groups, name).to_list()]
+    if all([f.root.path == ctx.bin_dir.path for f in files]):
+        # The host configuration: the export's own files.
+        return [default, groups]
+    linked = {}
+    for f in files:
+        link = ctx.actions.declare_file(f.basename)
+        ctx.actions.symlink(output = link, target_file = f)
+        linked[f.path] = link
+    runfiles = [linked[f.path] for f in default.default_runfiles.files.to_list() if f.path in linked]
+    return [
+        DefaultInfo(files = depset(_relinked(default.files, linked)), runfiles = ctx.runfiles(files = runfiles)),
+        OutputGroupInfo(**{name: depset(_relinked(getattr(groups, name), linked)) for name in names}),
+    ]
+
+def _relinked(files, linked):
+    return [linked[f.path] for f in files.to_list()]
+
+_exported = rule(
+    implementation = _exported_impl,
+    doc = "The files of an export built in the host configuration, in this one.",
+    attrs = {"export": attr.label(mandatory = True, cfg = "host")},
+)
+
+def export_once(export_rule, name, tags = [], visibility = None, **kwargs):
+    """Declares `export_rule` as <name>_export (host configuration) and <name> (its files).
+
+    Args:
+      export_rule: a rule calling run_exporter, with a `program` attribute.
+      name: the target users name; the files are <name without "_pte">.*.
+      tags: both targets' (a manual benchmark export stays manual).
+      visibility: <name>'s; <name>_export is private.
+      **kwargs: the export's attributes (testonly and target_compatible_with also
+        apply to <name>).
+    """
+    export_rule(
+        name = name + "_export",
+        program = _program_name(name),
+        # Only through <name>: //... would otherwise build it in the target
+        # configuration too, where its files would clash with <name>'s links.
+        tags = tags + ["manual"],
+        visibility = ["//visibility:private"],
+        **kwargs
+    )
+    _exported(
+        name = name,
+        export = ":" + name + "_export",
+        tags = tags,
+        visibility = visibility,
+        **{key: kwargs[key] for key in ["testonly", "target_compatible_with"] if key in kwargs}
+    )
 
 def run_exporter(ctx, arguments, inputs, replay = False, plan_svg = False):
     """Runs the exporter command line (the rule's `_exporter`) as an action writing
@@ -26,7 +92,8 @@ def run_exporter(ctx, arguments, inputs, replay = False, plan_svg = False):
     `plan_svg`, <name>.plan.svg.
 
     Args:
-      ctx: the rule context (ctx.attr._exporter is //python/pteforge:export).
+      ctx: the rule context (ctx.attr._exporter is //python/pteforge:export,
+        ctx.attr.program the files' name).
       arguments: what to export and how (--model=... or --hf_model=..., --backend=...).
       inputs: a depset of the files the export reads.
       replay: also write the conformance replay record.
@@ -36,7 +103,7 @@ def run_exporter(ctx, arguments, inputs, replay = False, plan_svg = False):
       The rule's providers: the .pte as default output, the report and replay record
       next to it (output groups "report", "replay" and "plan", and runfiles).
     """
-    name = _program_name(ctx.label.name)
+    name = ctx.attr.program
     pte = ctx.actions.declare_file(name + ".pte")
     report = ctx.actions.declare_file(name + ".report.json")
     replay_files = [ctx.actions.declare_file(name + ".replay.txt")] if replay else []
@@ -52,7 +119,7 @@ def run_exporter(ctx, arguments, inputs, replay = False, plan_svg = False):
         # the source tree or, for generated files, the output tree.
         env = {"PYTHONPATH": ".:" + ctx.bin_dir.path},
         mnemonic = "PteExport",
-        progress_message = "Exporting %s to ExecuTorch (%s backend)" % (ctx.label, ctx.attr.backend),
+        progress_message = "Exporting //%s:%s_pte to ExecuTorch (%s backend)" % (ctx.label.package, name, ctx.attr.backend),
     )
     return [
         # The .pte alone is the default output, so $(rootpath :x_pte) names it; the
@@ -76,7 +143,7 @@ def _pte_export_impl(ctx):
     ]
     return run_exporter(ctx, arguments, depset(ctx.files.data, transitive = [sources]), ctx.attr.replay, ctx.attr.plan_svg)
 
-pte_export = rule(
+_pte_export = rule(
     implementation = _pte_export_impl,
     doc = "Exports a MultiMethodExporter factory to <name>.pte and <name>.report.json.",
     attrs = {
@@ -104,6 +171,7 @@ pte_export = rule(
             allow_files = True,
             doc = "Files the factory reads (checkpoints, corpora).",
         ),
+        "program": attr.string(mandatory = True, doc = "The output files' name: <program>.pte, ..."),
         "_exporter": attr.label(
             default = "//python/pteforge:export",
             executable = True,
@@ -111,3 +179,6 @@ pte_export = rule(
         ),
     },
 )
+
+def pte_export(name, **kwargs):
+    export_once(_pte_export, name, **kwargs)

@@ -21,6 +21,7 @@ gpt2, qwen2 and llama2 (with a smaller vocab_size) also train the tokenizers of 
 tiny test language models (models/llm/make_tiny_model.py).
 """
 
+import collections
 import json
 import os
 import random
@@ -145,10 +146,26 @@ def make_texts(corpus, seed):
 
 
 def train(tokenizer, corpus, vocab_size, special_tokens, **kwargs):
+    if "limit_alphabet" in kwargs:
+        # The trainer keeps the most frequent characters, but breaks ties between equal
+        # counts in hash order, which differs between runs: a build made a different
+        # vocabulary each time. Naming them (most frequent first, ties by code point)
+        # makes the result the same every run.
+        kwargs["initial_alphabet"] = _alphabet(tokenizer, corpus, kwargs["limit_alphabet"])
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special_tokens, show_progress=False,
                                   min_frequency=2, **kwargs)
     tokenizer.train_from_iterator(corpus, trainer)
     return tokenizer
+
+
+def _alphabet(tokenizer, corpus, limit):
+    counts = collections.Counter()
+    for line in corpus:
+        text = tokenizer.normalizer.normalize_str(line) if tokenizer.normalizer else line
+        if tokenizer.pre_tokenizer:
+            text = "".join(piece for piece, _ in tokenizer.pre_tokenizer.pre_tokenize_str(text))
+        counts.update(text)
+    return [char for char, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]]
 
 
 def with_json(tokenizer, edit):

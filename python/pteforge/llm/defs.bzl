@@ -15,7 +15,7 @@ generation_config.json, which go into the .pte. `hf_model` is either one directo
 filegroup), of which config.json names the folder.
 """
 
-load("//python/pteforge:defs.bzl", "run_exporter")
+load("//python/pteforge:defs.bzl", "export_once", "run_exporter")
 
 def _model_folder(ctx):
     files = ctx.files.hf_model
@@ -38,7 +38,7 @@ def _causal_lm_pte_impl(ctx):
     ]
     return run_exporter(ctx, arguments, depset(ctx.files.hf_model))
 
-causal_lm_pte = rule(
+_causal_lm_pte = rule(
     implementation = _causal_lm_pte_impl,
     doc = "Exports a Hugging Face causal LM folder to <name>.pte and <name>.report.json (pteforge.llm).",
     attrs = {
@@ -50,6 +50,7 @@ causal_lm_pte = rule(
         "max_seq_len": attr.int(default = 512, doc = "Positions in the KV cache: prompt and generated tokens."),
         "backend": attr.string(default = "portable", values = ["portable", "xnnpack"]),
         "quantize": attr.string(default = "none", values = ["none", "int8"]),
+        "program": attr.string(mandatory = True, doc = "The output files' name: <program>.pte, ..."),
         "_exporter": attr.label(
             default = "//python/pteforge:export",
             executable = True,
@@ -57,3 +58,7 @@ causal_lm_pte = rule(
         ),
     },
 )
+
+def causal_lm_pte(name, **kwargs):
+    # One export for every configuration (pte_export's export_once).
+    export_once(_causal_lm_pte, name, **kwargs)

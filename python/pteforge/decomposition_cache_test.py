@@ -1,0 +1,55 @@
+"""cached_cia_operators: the same operator set as torch computes, a library registered
+inside the block is seen, and an export with it is byte-identical to one without."""
+
+import contextlib
+
+import torch
+from torch._export.utils import _collect_all_valid_cia_ops
+
+from pteforge import decomposition_cache, exporter as exporter_lib, testing
+from models.cache_model import make_exporter as make_cache_exporter
+from models.stateful import make_exporter as make_stateful_exporter
+
+import pytest
+
+
+def _current():
+    import torch.export.exported_program as exported_program
+
+    return exported_program._collect_all_valid_cia_ops()
+
+
+def test_same_set_as_torch_and_restored_after():
+    expected = _collect_all_valid_cia_ops()
+    with decomposition_cache.cached_cia_operators():
+        assert _current() == expected
+        assert _current() == expected  # from the cache
+    import torch.export.exported_program as exported_program
+
+    assert exported_program._collect_all_valid_cia_ops is _collect_all_valid_cia_ops
+
+
+def test_a_library_registered_inside_the_block_is_seen():
+    with decomposition_cache.cached_cia_operators():
+        before = _current()
+        library = torch.library.Library("pteforge_cache_test", "DEF")
+        library.define("double(Tensor x) -> Tensor")
+        library.impl("double", lambda x: x * 2, "CompositeImplicitAutograd")
+        after = _current()
+    added = {op.name() for op in after - before}
+    assert "pteforge_cache_test::double" in added
+
+
+@pytest.mark.parametrize("make_exporter,backend", [
+    (make_stateful_exporter, "portable"),
+    (make_cache_exporter, "xnnpack"),
+])
+def test_export_is_byte_identical_without_the_cache(monkeypatch, make_exporter, backend):
+    with_cache = make_exporter().export(backend=backend).data
+    monkeypatch.setattr(exporter_lib, "cached_cia_operators", contextlib.nullcontext)
+    without = make_exporter().export(backend=backend).data
+    assert with_cache == without
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
