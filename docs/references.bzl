@@ -87,6 +87,7 @@ DOC_TARGETS = [
     "//tests/replay:replay_stateful_x86_64_test",
     "//tests/replay:same_outputs_stateful_aarch64_test",
     "//tests/replay:same_outputs_stateful_x86_64_test",
+    "//tests/replay:x86_64_source_tests",
     "//tests/vad:aarch64_test",
     "//tests/vad:audio",
     "//tests/vad:cortex_m55_test",

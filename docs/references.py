@@ -34,7 +34,8 @@ TOOLS = {
     "pte_run": "//cc/tools:pte_run",
     "pte_replay": "//cc/tools:pte_replay",
     "translate": "//cc/tools:translate",
-    "opus_translate": "//cc/tools:opus_translate",
+    # The same program as translate; its own target builds the full-size OPUS-MT model.
+    "opus_translate": "//cc/tools:translate",
     "tokenize": "//cc/llm:tokenize",
     "pteforge.export": "//python/pteforge:export",
     "pteforge-export": "//python/pteforge:export",

@@ -64,7 +64,8 @@ def _embedded_sources_impl(ctx):
     ctx.actions.run(
         executable = ctx.executable._generator,
         arguments = arguments + ["--out_asm=" + asm.path, "--out_cc=" + cc.path],
-        inputs = [program, report],
+        # The blobs too: their digests go into the .S (gen_embedded.py says why).
+        inputs = [program, report] + blobs,
         outputs = [asm, cc],
         mnemonic = "PteEmbed",
         progress_message = "Embedding %s in an image" % ctx.attr.program.label,

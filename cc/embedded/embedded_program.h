@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include <memory>
+#include <string>
 
 #include <executorch/runtime/platform/platform.h>
 
@@ -46,6 +47,10 @@ StatusOr<ImageSession> OpenImageProgram();
 // The most the image's heap has held so far, in bytes (cc/embedded/heap.c: bare metal
 // only), or 0 where malloc is the C library's own.
 size_t HeapPeakBytes();
+
+// "heap peak H of N B, stack peak S of M B": the heap's and (on the Cortex-M55, whose
+// startup paints the stack at reset) the stack's deepest use so far.
+std::string MemoryPeaks(size_t heap_bytes);
 
 // Milliseconds on ExecuTorch's platform clock (the board's SysTick) since `start`
 // (executorch::runtime::pal_current_ticks()).

@@ -56,7 +56,7 @@ int Main(int argc, char** argv) {
                 i + 1, prompts->at(i).size(), g.tokens.size(), StopReasonName(g.stop), g.prefill_ms, g.first_token_ms,
                 static_cast<long long>(g.decode_steps), g.decode_ms);
   }
-  std::printf("heap peak %zu of %zu B\n", HeapPeakBytes(), embedded.heap_bytes);
+  std::printf("%s\n", MemoryPeaks(embedded.heap_bytes).c_str());
   return 0;
 }
 

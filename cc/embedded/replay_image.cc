@@ -43,8 +43,8 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "replay: error: %s\n", replayed.message().c_str());
     return 1;
   }
-  std::printf("replay took %.1f ms (emulated clock); heap peak %zu of %zu B\n", MillisecondsSince(start),
-              HeapPeakBytes(), embedded.heap_bytes);
+  std::printf("replay took %.1f ms (emulated clock); %s\n", MillisecondsSince(start),
+              MemoryPeaks(embedded.heap_bytes).c_str());
   return 0;
 }
 

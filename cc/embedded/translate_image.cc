@@ -120,9 +120,9 @@ int Main(int argc, char** argv) {
                 i + 1, sentences->at(i).size(), generated->at(0).size(), ms, stats.encode_ms,
                 static_cast<long long>(stats.steps), stats.decode_ms);
   }
-  std::printf("translated %zu sentences in %.0f ms, %.0f ms per sentence (emulated clock); heap peak %zu of %zu B\n",
-              sentences->size(), total_ms, sentences->empty() ? 0.0 : total_ms / sentences->size(), HeapPeakBytes(),
-              embedded.heap_bytes);
+  std::printf("translated %zu sentences in %.0f ms, %.0f ms per sentence (emulated clock); %s\n",
+              sentences->size(), total_ms, sentences->empty() ? 0.0 : total_ms / sentences->size(),
+              MemoryPeaks(embedded.heap_bytes).c_str());
   return 0;
 }
 

@@ -77,10 +77,10 @@ int Main(int argc, char** argv) {
     printer.Drain(stream.value(), last);
   } while (input.remaining() > 0);
   const uint64_t ns = executorch::runtime::ticks_to_ns(ticks);
-  std::fprintf(stderr, "timing: %lld chunks, %llu ns in the model, %llu ns per chunk; heap peak %zu of %zu B\n",
+  std::fprintf(stderr, "timing: %lld chunks, %llu ns in the model, %llu ns per chunk; %s\n",
                static_cast<long long>(stream->chunks()), static_cast<unsigned long long>(ns),
-               static_cast<unsigned long long>(stream->chunks() ? ns / stream->chunks() : 0), HeapPeakBytes(),
-               embedded.heap_bytes);
+               static_cast<unsigned long long>(stream->chunks() ? ns / stream->chunks() : 0),
+               MemoryPeaks(embedded.heap_bytes).c_str());
   return 0;
 }
 

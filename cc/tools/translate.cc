@@ -3,6 +3,7 @@
 //
 //   translate "Hello world." "How are you?"     sentences as arguments
 //   translate < input.txt                       or one sentence per line on stdin
+//                                               (streamed: 4096 lines translated, then printed)
 //   translate --paragraphs < input.txt          each line a paragraph of sentences
 //   translate --document < input.txt            all of stdin one document
 //
@@ -91,6 +92,113 @@ StatusOr<std::vector<StatusOr<Translation>>> TranslateInParallel(
   return results;
 }
 
+// Lines of stdin translated and printed together (see Main).
+constexpr size_t kStreamBlockLines = 4096;
+
+// Translates inputs (lines, arguments, paragraphs or one document) and prints them.
+struct Job {
+  const std::vector<std::unique_ptr<Translator>>& translators;
+  const TranslateOptions& options;
+  bool document = false, paragraphs = false, stats = false, print_ids = false, from_stdin = false;
+  double translate_ms = 0;  // totals, for --summary
+  size_t sentences = 0;
+
+  // `first`: how many inputs came before these (line and argument numbers in messages).
+  // Returns how many sentences could not be translated.
+  StatusOr<int> Run(const std::vector<std::string>& inputs, size_t first) {
+    // What is translated: the inputs themselves, or their sentences.
+    std::vector<SplitText> splits;
+    std::vector<std::string> texts;
+    if (document || paragraphs) {
+      for (const std::string& input : inputs) {
+        splits.push_back(SplitSentences(input));
+        texts.insert(texts.end(), splits.back().sentences.begin(), splits.back().sentences.end());
+      }
+    } else {
+      texts = inputs;
+    }
+    auto start = std::chrono::steady_clock::now();
+    auto results = stats ? TranslateTimingEach(texts) : TranslateInParallel(translators, texts, options);
+    if (!results.ok()) return results.status();
+    translate_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    sentences += texts.size();
+    return splits.empty() ? PrintSentences(texts, *results, first) : PrintSplit(inputs, splits, *results, first);
+  }
+
+  // --stats: one sentence at a time, to time each.
+  StatusOr<std::vector<StatusOr<Translation>>> TranslateTimingEach(const std::vector<std::string>& texts) {
+    std::vector<StatusOr<Translation>> results;
+    Translator& translator = *translators[0];
+    for (const std::string& sentence : texts) {
+      translator.ResetStats();
+      auto sentence_start = std::chrono::steady_clock::now();
+      auto one = translator.Translate({sentence}, options);
+      if (!one.ok()) return one.status();
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sentence_start).count();
+      const TranslateStats stats = translator.stats();
+      const auto& result = one->at(0);
+      std::fprintf(stderr,
+                   "{\"source_tokens\": %zu, \"generated_tokens\": %zu, \"ms\": %.3f, \"encode_ms\": %.3f, "
+                   "\"decode_ms\": %.3f, \"steps\": %lld}\n",
+                   result.ok() ? result->source_ids.size() : 0, result.ok() ? result->ids.size() : 0, ms,
+                   stats.encode_ms, stats.decode_ms, static_cast<long long>(stats.steps));
+      results.push_back(std::move(one->at(0)));
+    }
+    return results;
+  }
+
+  std::string Where(size_t i) const { return std::string(from_stdin ? "line " : "argument ") + std::to_string(i + 1); }
+
+  int PrintSplit(const std::vector<std::string>& inputs, const std::vector<SplitText>& splits,
+                 const std::vector<StatusOr<Translation>>& results, size_t first) {
+    int failures = 0;
+    size_t next = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::vector<std::string> texts;
+      for (const std::string& sentence : splits[i].sentences) {
+        const auto& result = results.at(next++);
+        if (!result.ok()) {
+          const std::string where = document ? "" : Where(first + i) + ", ";
+          std::fprintf(stderr, "%s: %ssentence '%s': %s\n", program.c_str(), where.c_str(), sentence.c_str(),
+                       result.status().message().c_str());
+          ++failures;
+        }
+        texts.push_back(result.ok() ? result->text : "");
+      }
+      const std::string text = Reassemble(splits[i], texts);
+      if (document) {
+        if (failures == 0) std::fwrite(text.data(), 1, text.size(), stdout);  // never a partial document
+      } else {
+        std::printf("%s\n", text.c_str());
+      }
+    }
+    std::fflush(stdout);
+    return failures;
+  }
+
+  int PrintSentences(const std::vector<std::string>& texts, const std::vector<StatusOr<Translation>>& results,
+                     size_t first) {
+    int failures = 0;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      const auto& result = results.at(i);
+      if (!result.ok()) {
+        std::fprintf(stderr, "%s: %s: %s\n", program.c_str(), Where(first + i).c_str(),
+                     result.status().message().c_str());
+        std::printf("\n");  // keeps output lines aligned with input lines
+        ++failures;
+        continue;
+      }
+      std::printf("%s\n", result->text.c_str());
+      if (print_ids) {
+        std::printf("  source ids: %s\n  output ids: %s\n", Ids(result->source_ids).c_str(), Ids(result->ids).c_str());
+      }
+    }
+    std::fflush(stdout);
+    return failures;
+  }
+};
+
 int Main(int argc, char** argv) {
   program = std::string(argv[0]).substr(std::string(argv[0]).find_last_of('/') + 1);
   Flags flags;
@@ -175,105 +283,55 @@ int Main(int argc, char** argv) {
                  program.c_str());
   }
 
-  bool from_stdin = flags.positional().empty();
-  std::vector<std::string> inputs = flags.positional();
+  std::vector<std::unique_ptr<Translator>> translators;
+  translators.push_back(std::move(translator.value()));
+  for (int64_t w = 1; w < workers.value(); ++w) {
+    auto another = Translator::Open(model, session_options);
+    if (!another.ok()) return Fail(another.status().message(), 1);
+    translators.push_back(std::move(another.value()));
+  }
+  Job job{translators, options};
+  job.document = document;
+  job.paragraphs = paragraphs;
+  job.stats = flags.IsSet("stats");
+  job.print_ids = flags.IsSet("print_ids");
+  job.from_stdin = flags.positional().empty();
+  if (job.stats) std::fprintf(stderr, "{\"load_ms\": %.3f}\n", load_ms);
+  StatusOr<int> failures = 0;
   if (document) {
-    inputs = {std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>())};
-  } else if (from_stdin) {
-    for (std::string line; std::getline(std::cin, line);) inputs.push_back(line);
-  }
-  // What is translated: the inputs themselves, or their sentences.
-  std::vector<SplitText> splits;
-  std::vector<std::string> sentences;
-  if (document || paragraphs) {
-    for (const std::string& input : inputs) {
-      splits.push_back(SplitSentences(input));
-      sentences.insert(sentences.end(), splits.back().sentences.begin(), splits.back().sentences.end());
-    }
+    failures = job.Run({std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>())}, 0);
+  } else if (!job.from_stdin) {
+    failures = job.Run(flags.positional(), 0);
   } else {
-    sentences = inputs;
-  }
-  StatusOr<std::vector<StatusOr<Translation>>> results = std::vector<StatusOr<Translation>>();
-  if (flags.IsSet("stats")) {
-    std::fprintf(stderr, "{\"load_ms\": %.3f}\n", load_ms);
-    for (const std::string& sentence : sentences) {  // one at a time, to time each
-      translator.value()->ResetStats();
-      auto sentence_start = std::chrono::steady_clock::now();
-      auto one = translator.value()->Translate({sentence}, options);
-      if (!one.ok()) return Fail(one.status().message(), 1);
-      const double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sentence_start).count();
-      const TranslateStats stats = translator.value()->stats();
-      const auto& result = one->at(0);
-      std::fprintf(stderr,
-                   "{\"source_tokens\": %zu, \"generated_tokens\": %zu, \"ms\": %.3f, \"encode_ms\": %.3f, "
-                   "\"decode_ms\": %.3f, \"steps\": %lld}\n",
-                   result.ok() ? result->source_ids.size() : 0, result.ok() ? result->ids.size() : 0, ms,
-                   stats.encode_ms, stats.decode_ms, static_cast<long long>(stats.steps));
-      results->push_back(std::move(one->at(0)));
-    }
-  } else {
-    std::vector<std::unique_ptr<Translator>> translators;
-    translators.push_back(std::move(translator.value()));
-    for (int64_t w = 1; w < workers.value(); ++w) {
-      auto another = Translator::Open(model, session_options);
-      if (!another.ok()) return Fail(another.status().message(), 1);
-      translators.push_back(std::move(another.value()));
-    }
-    auto start = std::chrono::steady_clock::now();
-    results = TranslateInParallel(translators, sentences, options);
-    if (!results.ok()) return Fail(results.status().message(), 1);
-    if (flags.IsSet("summary")) {
-      double translate_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "{\"load_ms\": %.3f, \"translate_ms\": %.3f, \"sentences\": %zu}\n", load_ms,
-                   translate_ms, sentences.size());
-    }
-  }
-  int failures = 0;
-  if (document || paragraphs) {
-    size_t next = 0;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      std::vector<std::string> texts;
-      for (const std::string& sentence : splits[i].sentences) {
-        const auto& result = results->at(next++);
-        if (!result.ok()) {
-          const std::string where = document ? "" : (from_stdin ? "line " : "argument ") + std::to_string(i + 1) + ", ";
-          std::fprintf(stderr, "%s: %ssentence '%s': %s\n", program.c_str(), where.c_str(), sentence.c_str(),
-                       result.status().message().c_str());
-          ++failures;
-        }
-        texts.push_back(result.ok() ? result->text : "");
-      }
-      const std::string text = Reassemble(splits[i], texts);
-      if (document) {
-        if (failures == 0) std::fwrite(text.data(), 1, text.size(), stdout);  // never a partial document
-      } else {
-        std::printf("%s\n", text.c_str());
+    // Lines stream through in blocks: each block is translated (sorted by length inside
+    // it, as one input would be) and printed before the next is read, so memory stays
+    // bounded on an input of any length and output comes as it is made.
+    std::vector<std::string> block;
+    size_t first = 0;
+    for (std::string line; failures.ok() && std::getline(std::cin, line);) {
+      block.push_back(std::move(line));
+      if (block.size() == kStreamBlockLines) {
+        auto more = job.Run(block, first);
+        failures = more.ok() ? StatusOr<int>(*failures + *more) : more;
+        first += block.size();
+        block.clear();
       }
     }
+    if (failures.ok() && !block.empty()) {
+      auto more = job.Run(block, first);
+      failures = more.ok() ? StatusOr<int>(*failures + *more) : more;
+    }
   }
-  for (size_t i = 0; splits.empty() && i < sentences.size(); ++i) {
-    const auto& result = results->at(i);
-    if (!result.ok()) {
-      std::fprintf(stderr, "%s: %s %zu: %s\n", program.c_str(), from_stdin ? "line" : "argument", i + 1,
-                   result.status().message().c_str());
-      std::printf("\n");  // keeps output lines aligned with input lines
-      ++failures;
-      continue;
-    }
-    const Translation& translation = result.value();
-    std::printf("%s\n", translation.text.c_str());
-    if (flags.IsSet("print_ids")) {
-      std::printf("  source ids: %s\n  output ids: %s\n", Ids(translation.source_ids).c_str(),
-                  Ids(translation.ids).c_str());
-    }
+  if (!failures.ok()) return Fail(failures.status().message(), 1);
+  if (flags.IsSet("summary")) {
+    std::fprintf(stderr, "{\"load_ms\": %.3f, \"translate_ms\": %.3f, \"sentences\": %zu}\n", load_ms,
+                 job.translate_ms, job.sentences);
   }
   if (flags.IsSet("etdump")) {
     Status written = profile.Write(flags.Get("etdump"));
     if (!written.ok()) return Fail(written.message(), 1);
   }
-  return failures == 0 ? 0 : 1;
+  return *failures == 0 ? 0 : 1;
 }
 
 }  // namespace

@@ -9,7 +9,8 @@
 // A fault handler reports the fault and exits non-zero rather than spinning. The stack
 // limit register makes a stack overflow such a fault instead of silent corruption.
 // A program may define SysTick_Handler (cc/embedded's clock does); other interrupts
-// are not used.
+// are not used. The stack is painted at reset, so pteforge_stack_peak() can tell how
+// deep it has been (images print it next to the heap's peak).
 
 #include <errno.h>
 #include <stddef.h>
@@ -65,10 +66,33 @@ static int read_command_line(char*** argv) {
   return argc;
 }
 
+// Every stack word the program has not reached still holds this.
+#define STACK_PAINT 0xC5C5C5C5u
+
+// Paints the stack from its limit up to just below the caller's frame. No locals on
+// the stack: it runs before anything else, in registers.
+static void __attribute__((noinline)) paint_stack(void) {
+  uint32_t* here;
+  __asm__ volatile("mov %0, sp" : "=r"(here));
+  for (volatile uint32_t* word = __stack_limit; word < here - 16; ++word) *word = STACK_PAINT;
+}
+
+// The deepest the stack has been since reset, in bytes: from its top down to the
+// lowest word that no longer holds the paint.
+size_t pteforge_stack_peak(void) {
+  const uint32_t* word = __stack_limit;
+  while (word < __stack_top && *word == STACK_PAINT) ++word;
+  return (size_t)((const char*)__stack_top - (const char*)word);
+}
+
+// The stack the linker script reserved (STACK_SIZE), in bytes.
+size_t pteforge_stack_size(void) { return (size_t)((const char*)__stack_top - (const char*)__stack_limit); }
+
 void Reset_Handler(void) {
   // Armv8-M: a push below the stack's end faults (UsageFault STKOF) instead of
   // overwriting .bss and the heap.
   __asm__ volatile("msr msplim, %0" : : "r"(__stack_limit));
+  paint_stack();
   for (uint32_t* word = __bss_start__; word < __bss_end__; ++word) *word = 0;
   // CPACR: full access to coprocessors 10 and 11 (FPU and MVE).
   volatile uint32_t* cpacr = (volatile uint32_t*)0xE000ED88u;
