@@ -19,15 +19,14 @@ a missing binary or corpus):
   (a) memory: after the warm-up (the first --warmup of the sentences translated), the
       largest RSS is within --tolerance of the FIRST sample after the warm-up (not the
       median: growth shows whole however late it comes). A leak per sentence or per batch
-      shows as growth. The translate tool reads ALL of stdin before it translates anything
-      and prints only at the end (cc/tools/translate.cc: getline to EOF, then one
-      Translate call over every sentence), so no sentence is "done" until the end; the
-      warm-up is then the first --warmup of the run's time instead (the JSON's
-      checks.rss_flat.basis says which was used). (a) then sees one Translate call over the
-      whole input: every sentence and translation is held until the end, and the
-      sentences are translated shortest first, so RSS also rises with the length being
-      translated (XNNPACK's working memory follows the largest shapes seen; with
-      --workers > 1 every delegate call has its own workspace). To tell length from
+      shows as growth. The translate tool streams stdin in blocks of 4,096 lines, each
+      translated (sorted by length inside it) and printed before the next is read, so
+      sentences are "done" as blocks come out. (A tool that read all of stdin first
+      would have none done until the end: the warm-up is then the first --warmup of the
+      run's time instead; the JSON's checks.rss_flat.basis says which was used.) Within a
+      block RSS follows the length being translated (XNNPACK's working memory follows
+      the largest shapes seen; with --workers > 1 every delegate call has its own
+      workspace). To tell length from
       volume or a leak, the script also runs a fresh process on the --batch longest
       sentences and reports its peak RSS (wait4's ru_maxrss) next to the long run's
       (VmHWM): that peak is what the longest shapes cost; the long run's peak above it

@@ -1,5 +1,6 @@
 #include "cc/runtime/prim_op_check.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -68,9 +69,44 @@ Status CheckPrimOpConstants(const fb::ExecutionPlan& plan, const std::string& wh
     *out = value->val_as_Int()->int_val();
     return true;
   };
+  // The constant number (Int or Double) at `index`, if it is one.
+  auto number = [&](int32_t index, double* out) {
+    int64_t integer = 0;
+    if (constant(index, &integer)) {
+      *out = static_cast<double>(integer);
+      return true;
+    }
+    const auto* value = plan.values()->Get(static_cast<flatbuffers::uoffset_t>(index));
+    if (at_run_time.count(index) != 0 || value->val_as_Double() == nullptr) return false;
+    *out = value->val_as_Double()->double_val();
+    return true;
+  };
   Status status;
   ForEachKernelCall(plan, [&](const std::string& name, const flatbuffers::Vector<int32_t>& args) {
-    if (!status.ok() || args.size() < 3) return;
+    if (!status.ok()) return;
+    if (name == "aten::arange.start_out" && args.size() >= 4) {
+      // The kernel aborts on a negative length (ceil((end - start) / step), an int64):
+      // a step of 0 or one so small that the length overflows (found by the Session
+      // fuzzer: 1e-320), or one pointing away from `end`. Exported programs step by a
+      // constant; with a bound known only at run time, |step| >= 1e-6 keeps the length
+      // of integer bounds within int64, but its sign is not checked (docs/runtime.md).
+      double start = 0, end = 0, step = 0;
+      const bool known = number(args.Get(0), &start) && number(args.Get(1), &end);
+      if (!number(args.Get(2), &step) || !(std::fabs(step) >= 1e-6 && std::isfinite(step)) ||
+          (known && !(std::ceil((end - start) / step) >= 0 && std::ceil((end - start) / step) < 1e15))) {
+        status = Failure(Error::InvalidProgram, "the program is corrupted: %s: aten::arange.start_out cannot step from %g to %g by %g",
+                         where.c_str(), start, end, step);
+      }
+      return;
+    }
+    if (name == "aten::arange.out" && args.size() >= 2) {
+      double end = 0;
+      if (number(args.Get(0), &end) && !(end >= 0 && end < 1e15)) {
+        status = Failure(Error::InvalidProgram, "the program is corrupted: %s: aten::arange.out to %g", where.c_str(), end);
+      }
+      return;
+    }
+    if (args.size() < 3) return;
     int64_t a = 0, b = 0;
     if (name == "aten::sym_size.int") {
       // Exported programs ask for a fixed dimension; one known only at run time (a
