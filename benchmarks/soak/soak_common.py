@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import threading
 import time
 from typing import Callable
+
+# benchmarks/ (bench_output.py), from the source tree or a Bazel runfiles tree alike.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import bench_output  # noqa: E402
 
 
 class UsageError(Exception):
@@ -70,15 +73,16 @@ def read_memory(pid: int) -> dict | None:
 
 
 def machine() -> dict:
-    """What the soak ran on, and how busy the machine was when it started."""
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "system": platform.platform(),
-            "load_average": os.getloadavg()}
+    """What the soak ran on (the benchmarks' bench_output.machine), and how busy the
+    machine was when it started."""
+    return {**bench_output.machine(), "load_average": os.getloadavg()}
+
+
+def check_lines(checks) -> list[str]:
+    """"(a) name: PASS [extra]" or "... FAIL [extra] - reason", for (name, check, extra)
+    triples whose check is a dict with "ok" and, when failed, "reason"."""
+    return [f"{name}: {'PASS' if check['ok'] else 'FAIL'}{extra}"
+            + ("" if check["ok"] else f" - {check.get('reason', '')}") for name, check, extra in checks]
 
 
 def drain(stream, sink: Callable[[bytes], None]) -> threading.Thread:

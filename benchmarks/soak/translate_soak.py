@@ -275,13 +275,11 @@ def report(args, run: LongRun, seconds: float, memory: dict, last: dict, lines: 
     text.append(f"peak RSS: long run {soak_common.mb(peaks['long_run_mb'])} MB; fresh process on the last batch "
                 f"{soak_common.mb(peaks['last_batch_fresh_mb'])} MB, on the {args.batch} longest sentences "
                 f"{soak_common.mb(peaks['longest_batch_fresh_mb'])} MB")
-    for name, check in (("(a) RSS flat after warm-up", memory), ("(b) last batch = fresh process", last),
-                        ("(c) one output line per input", lines)):
-        extra = ""
-        if check is memory:
-            extra = f" [warm-up by {memory['basis']}, reference = first sample after it]"
-        text.append(f"{name}: {'PASS' if check['ok'] else 'FAIL'}{extra}"
-                    + ("" if check["ok"] else f" - {check.get('reason', '')}"))
+    text += soak_common.check_lines((
+        ("(a) RSS flat after warm-up", memory, f" [warm-up by {memory['basis']}, reference = first sample after it]"),
+        ("(b) last batch = fresh process", last, ""),
+        ("(c) one output line per input", lines, ""),
+    ))
     return "\n".join(text)
 
 

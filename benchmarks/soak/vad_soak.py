@@ -410,12 +410,11 @@ def report(args, seconds: float, memory: dict, checks: dict, portion: dict, alon
     if stats:
         text.append(f"vad --stats: {stats.get('us_per_chunk', 0):.1f} us per chunk in the model, real-time factor "
                     f"{stats.get('real_time_factor', 0):.5f}")
-    for name, check, extra in (("(a) RSS flat after warm-up", memory,
-                                f" [warm-up by {memory['basis']}, reference = first sample after it]"),
-                               ("(b) every chunk run, exit 0", checks, ""),
-                               ("(c) last portion = fresh process with context", portion, "")):
-        text.append(f"{name}: {'PASS' if check['ok'] else 'FAIL'}{extra}"
-                    + ("" if check["ok"] else f" - {check.get('reason', '')}"))
+    text += soak_common.check_lines((
+        ("(a) RSS flat after warm-up", memory, f" [warm-up by {memory['basis']}, reference = first sample after it]"),
+        ("(b) every chunk run, exit 0", checks, ""),
+        ("(c) last portion = fresh process with context", portion, ""),
+    ))
     return "\n".join(text)
 
 
