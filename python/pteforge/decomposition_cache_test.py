@@ -1,16 +1,11 @@
-"""cached_cia_operators: the same operator set as torch computes, a library registered
-inside the block is seen, and an export with it is byte-identical to one without."""
-
-import contextlib
+"""cached_cia_operators: the same operator set as torch computes, and a library
+registered inside the block is seen (shortcuts_test: exports are byte-identical with
+and without it)."""
 
 import torch
 from torch._export.utils import _collect_all_valid_cia_ops
 
-from pteforge import decomposition_cache, exporter as exporter_lib, testing
-from models.cache_model import make_exporter as make_cache_exporter
-from models.stateful import make_exporter as make_stateful_exporter
-
-import pytest
+from pteforge import decomposition_cache, testing
 
 
 def _current():
@@ -38,17 +33,6 @@ def test_a_library_registered_inside_the_block_is_seen():
         after = _current()
     added = {op.name() for op in after - before}
     assert "pteforge_cache_test::double" in added
-
-
-@pytest.mark.parametrize("make_exporter,backend", [
-    (make_stateful_exporter, "portable"),
-    (make_cache_exporter, "xnnpack"),
-])
-def test_export_is_byte_identical_without_the_cache(monkeypatch, make_exporter, backend):
-    with_cache = make_exporter().export(backend=backend).data
-    monkeypatch.setattr(exporter_lib, "cached_cia_operators", contextlib.nullcontext)
-    without = make_exporter().export(backend=backend).data
-    assert with_cache == without
 
 
 if __name__ == "__main__":

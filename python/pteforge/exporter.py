@@ -25,7 +25,7 @@ import torch
 from pteforge import failures, lowering, metadata, plan, random_calls as random_calls_lib, report, state as state_lib
 from pteforge.capture import CapturedMethod, capture
 from pteforge.conformance import ConformanceResult, check_conformance
-from pteforge.decomposition_cache import cached_cia_operators
+from pteforge.shortcuts import export_shortcuts
 from pteforge.errors import ExportError
 from pteforge.parallel_lowering import export_jobs
 from pteforge.program import PteProgram
@@ -241,7 +241,7 @@ class MultiMethodExporter:
         Raises:
           ExportError: with the method and buffer concerned, and the fix.
         """
-        with held_back(), cached_cia_operators():
+        with held_back(), export_shortcuts():
             return self._export(backend, tolerance, record_replay)
 
     def _export(self, backend: Backend, tolerance: Tolerance | None, record_replay: bool) -> PteProgram:

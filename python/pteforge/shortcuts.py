@@ -1,0 +1,25 @@
+"""The exporter's shortcuts: speed-ups inside torch's and ExecuTorch's passes that must
+not change a single byte of the program (decomposition_cache.py, xnnpack_retraces.py).
+
+PTEFORGE_EXPORT_SHORTCUTS=0 turns them all off: for a benchmark's before/after, or to
+rule them out when a newer torch or ExecuTorch behaves unexpectedly.
+"""
+
+import contextlib
+import os
+
+from pteforge.decomposition_cache import cached_cia_operators
+from pteforge.xnnpack_retraces import skip_unchanged_retraces
+
+SWITCH = "PTEFORGE_EXPORT_SHORTCUTS"
+
+
+@contextlib.contextmanager
+def export_shortcuts():
+    """Within the block, the shortcuts are on, unless PTEFORGE_EXPORT_SHORTCUTS=0. They
+    stay on in processes forked inside it (parallel_lowering.py)."""
+    if os.environ.get(SWITCH, "1") == "0":
+        yield
+        return
+    with cached_cia_operators(), skip_unchanged_retraces():
+        yield

@@ -1,0 +1,90 @@
+"""Makes XNNPACK's lowering cheaper, with the same result: no re-trace after a pass that
+changed nothing.
+
+XNNPACK lowers each partition through 17 passes (XNNPACKPassManager). Each ends by
+re-tracing the whole partition on fake tensors (ExportPass.call) to regenerate node
+metadata, whether or not it rewrote anything, and most find nothing to rewrite: no
+batch norm, no convolution, no PReLU, no upsampling pattern in a transformer. With
+symbolic shapes and torchao's quantization operators, which decompose on every
+re-trace, those re-traces were most of the backend's share of a Bergamot export.
+
+skip_unchanged_retraces() skips the re-trace of a pass whose graph (and parameters)
+are exactly as they were when the pass began. Only passes whose re-trace is pure
+metadata regeneration qualify: a pass that rewrites during the re-trace (it overrides
+call_operator or another of ExportPass's tracing hooks) always runs it. The programs are
+byte-identical with and without it (xnnpack_retraces_test). If ExecuTorch changes the
+classes this relies on, it does nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+# ExportPass's hooks that run during the re-trace: a pass overriding one rewrites there.
+_TRACING_HOOKS = ("call_operator", "call_sym", "call_cond", "call_map", "call_getitem",
+                  "call_submodule", "call_scan", "call_while", "placeholder", "output")
+
+# The graph as the pass received it, per pass instance (cleared when the pass ends).
+_ATTRIBUTE = "_pteforge_graph_at_start"
+
+
+def _fingerprint(graph_module: torch.fx.GraphModule) -> tuple:
+    graphs = tuple(str(module.graph) for module in graph_module.modules()
+                   if isinstance(module, torch.fx.GraphModule))
+    tensors = tuple((name, tuple(value.shape), value.dtype, id(value))
+                    for name, value in list(graph_module.named_parameters()) + list(graph_module.named_buffers()))
+    return graphs, tensors
+
+
+def _retrace_is_metadata_only(pass_class: type, export_pass: type) -> bool:
+    return all(getattr(pass_class, hook, None) is getattr(export_pass, hook, None) for hook in _TRACING_HOOKS)
+
+
+@contextlib.contextmanager
+def skip_unchanged_retraces():
+    """Within the block, an XNNPACK pass that changed nothing is not re-traced."""
+    try:
+        from executorch.backends.xnnpack import _passes as xnnpack_passes
+        from executorch.exir.pass_base import ExportPass, PassResult
+    except ImportError:
+        yield
+        return
+    manager = getattr(xnnpack_passes, "XNNPACKPassManager", None)
+    program_transform = getattr(xnnpack_passes, "_transform", None)
+    if manager is None or program_transform is None or getattr(ExportPass.call, "_pteforge", False):
+        yield  # another ExecuTorch, or already inside the block
+        return
+    original_call = ExportPass.call
+
+    def call(self, graph_module):
+        at_start = getattr(self, _ATTRIBUTE, None)
+        if at_start is not None and at_start == _fingerprint(graph_module):
+            return PassResult(graph_module, False)
+        return original_call(self, graph_module)
+
+    call._pteforge = True
+
+    def transform(self):
+        program = self.exported_program
+        for pass_class in self.passes:
+            if issubclass(pass_class, xnnpack_passes.XNNPACKPass):
+                instance = pass_class(program)
+            elif issubclass(pass_class, ExportPass):
+                instance = pass_class()
+            else:
+                raise RuntimeError(f"Expecting ExportPass or ExportPass(), but got pass: {pass_class}")
+            if type(instance).call not in (original_call, call) and _retrace_is_metadata_only(type(instance), ExportPass):
+                setattr(instance, _ATTRIBUTE, _fingerprint(program.graph_module))
+            program = program_transform(program, instance)
+        return program
+
+    original_transform = manager.transform
+    ExportPass.call = call
+    manager.transform = transform
+    try:
+        yield
+    finally:
+        ExportPass.call = original_call
+        manager.transform = original_transform
