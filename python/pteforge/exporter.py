@@ -25,13 +25,13 @@ import torch
 from pteforge import failures, lowering, metadata, plan, random_calls as random_calls_lib, report, state as state_lib
 from pteforge.capture import CapturedMethod, capture
 from pteforge.conformance import ConformanceResult, check_conformance
-from pteforge.shortcuts import export_shortcuts
 from pteforge.errors import ExportError
 from pteforge.parallel_lowering import export_jobs
 from pteforge.program import PteProgram
 from pteforge.progress import StageTimer
 from pteforge.quiet import held_back
 from pteforge.replay import ReplayRecorder
+from pteforge.shortcuts import export_shortcuts
 from pteforge.signature import method_signature
 from pteforge.verify import check_state_placement
 from pteforge.spec import (

@@ -26,7 +26,7 @@ import torch
 _TRACING_HOOKS = ("call_operator", "call_sym", "call_cond", "call_map", "call_getitem",
                   "call_submodule", "call_scan", "call_while", "placeholder", "output")
 
-# The graph as the pass received it, per pass instance (cleared when the pass ends).
+# The graph as the pass received it, on the pass instance (which lives for one pass).
 _ATTRIBUTE = "_pteforge_graph_at_start"
 
 
@@ -51,9 +51,9 @@ def skip_unchanged_retraces():
     except ImportError:
         yield
         return
-    manager = getattr(xnnpack_passes, "XNNPACKPassManager", None)
+    # XNNPACKPassManager.transform runs each pass through this module's _transform.
     program_transform = getattr(xnnpack_passes, "_transform", None)
-    if manager is None or program_transform is None or getattr(ExportPass.call, "_pteforge", False):
+    if program_transform is None or getattr(ExportPass.call, "_pteforge", False):
         yield  # another ExecuTorch, or already inside the block
         return
     original_call = ExportPass.call
@@ -66,25 +66,16 @@ def skip_unchanged_retraces():
 
     call._pteforge = True
 
-    def transform(self):
-        program = self.exported_program
-        for pass_class in self.passes:
-            if issubclass(pass_class, xnnpack_passes.XNNPACKPass):
-                instance = pass_class(program)
-            elif issubclass(pass_class, ExportPass):
-                instance = pass_class()
-            else:
-                raise RuntimeError(f"Expecting ExportPass or ExportPass(), but got pass: {pass_class}")
-            if type(instance).call not in (original_call, call) and _retrace_is_metadata_only(type(instance), ExportPass):
-                setattr(instance, _ATTRIBUTE, _fingerprint(program.graph_module))
-            program = program_transform(program, instance)
-        return program
+    def transform(program, instance):
+        """_transform, after noting the graph the pass starts from if it may skip."""
+        if type(instance).call not in (original_call, call) and _retrace_is_metadata_only(type(instance), ExportPass):
+            setattr(instance, _ATTRIBUTE, _fingerprint(program.graph_module))
+        return program_transform(program, instance)
 
-    original_transform = manager.transform
     ExportPass.call = call
-    manager.transform = transform
+    xnnpack_passes._transform = transform
     try:
         yield
     finally:
         ExportPass.call = original_call
-        manager.transform = original_transform
+        xnnpack_passes._transform = program_transform
