@@ -86,21 +86,31 @@ StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
   const size_t n = sources.size();
   PTEFORGE_RETURN_IF_ERROR(model.Encode(sources, 1));
   std::vector<std::vector<int64_t>> sequences(n, std::vector<int64_t>{options.start_token});
+  // The rows a step advances: all of them, or with KeepRows the unfinished ones only
+  // (a finished row's later tokens are padding that Trim drops either way).
+  std::vector<int64_t> stepped(n);
+  std::iota(stepped.begin(), stepped.end(), 0);
   std::vector<bool> unfinished(n, true);
   for (int64_t length = 1;; ++length) {
-    std::vector<int64_t> last(n);
-    for (size_t i = 0; i < n; ++i) last[i] = sequences[i].back();
+    std::vector<int64_t> last;
+    for (int64_t row : stepped) last.push_back(sequences[row].back());
     auto scores = model.Step(last, length);
     if (!scores.ok()) return scores.status();
-    bool any = false;
-    for (size_t i = 0; i < n; ++i) {
-      int64_t token = unfinished[i] ? GreedyToken(scores.value(), i, length, options) : options.pad_token;
-      sequences[i].push_back(token);
-      const int64_t limit = options.sentence_max_lengths.empty() ? options.max_length : options.sentence_max_lengths[i];
-      unfinished[i] = unfinished[i] && token != options.eos_token && length + 1 < limit;
-      any = any || unfinished[i];
+    std::vector<int64_t> still;
+    for (size_t i = 0; i < stepped.size(); ++i) {
+      const int64_t row = stepped[i];
+      int64_t token = unfinished[row] ? GreedyToken(scores.value(), i, length, options) : options.pad_token;
+      sequences[row].push_back(token);
+      const int64_t limit =
+          options.sentence_max_lengths.empty() ? options.max_length : options.sentence_max_lengths[row];
+      unfinished[row] = unfinished[row] && token != options.eos_token && length + 1 < limit;
+      if (unfinished[row]) still.push_back(row);
     }
-    if (!any) break;
+    if (still.empty()) break;
+    if (model.CanKeepRows() && still.size() < stepped.size()) {
+      PTEFORGE_RETURN_IF_ERROR(model.KeepRows(still));
+      stepped = std::move(still);
+    }
   }
   std::vector<std::vector<int64_t>> out;
   for (const auto& sequence : sequences) out.push_back(Trim(sequence, options.eos_token, options.pad_token));
@@ -220,6 +230,10 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
 }
 
 }  // namespace
+
+Status Seq2SeqModel::KeepRows(const std::vector<int64_t>& /*rows*/) {
+  return Failure(Error::NotSupported, "this model steps all of its rows");
+}
 
 std::vector<float> StepScores::Dense(int64_t vocab) const {
   if (column_ids.empty() && row_columns.empty()) return values;

@@ -41,6 +41,12 @@ class Seq2SeqModel {
   virtual StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) = 0;
   // Row i takes the decoder history of row `rows[i]`.
   virtual Status Reorder(const std::vector<int64_t>& rows) = 0;
+  // Whether KeepRows works. Greedy search then steps only the unfinished sentences
+  // instead of carrying finished ones to the end of the batch.
+  virtual bool CanKeepRows() const { return false; }
+  // Later Steps advance only `rows` (ascending, a subset of those stepped so far): Step's
+  // tokens and its scores' rows are theirs, in that order. Encode restores all rows.
+  virtual Status KeepRows(const std::vector<int64_t>& rows);
   virtual int64_t vocab_size() const = 0;
 };
 

@@ -84,8 +84,8 @@ def make_exporter(
     exporter.method("encode", (tokens, mask, torch.tensor([0, 0, 1])),
                     dynamic_shapes=({0: batch, 1: source}, {0: batch, 1: source}, {0: n}))
     row_mask = mask.index_select(0, torch.tensor([0, 0, 1]))
-    exporter.method("decode_step", (torch.full((3, 1), EOS), row_mask, torch.arange(64)),
-                    dynamic_shapes=({0: n}, {0: n, 1: source}, {0: candidates}))
+    exporter.method("decode_step", (torch.full((3, 1), EOS), row_mask, torch.arange(64), torch.tensor([0, 1, 2])),
+                    dynamic_shapes=({0: n}, {0: n, 1: source}, {0: candidates}, {0: n}))
     exporter.method("reorder_cache", (torch.tensor([1, 0, 2]),), dynamic_shapes=({0: n},))
     exporter.call_sequence(_conformance_calls(tokens, mask))
     if quantization == "int8":
@@ -138,18 +138,21 @@ def make_exporter(
 
 
 def _conformance_calls(tokens: torch.Tensor, mask: torch.Tensor) -> list[Call]:
-    """Two sentences with two beams each for three steps with a reorder, then a new
-    sentence (its encode must reset the SSRU states and the position)."""
+    """Two sentences with two beams each for three steps with a reorder, two steps of
+    some rows only (as greedy search steps the unfinished ones), then a new sentence
+    (its encode must reset the SSRU states and the position)."""
     rows = torch.tensor([0, 0, 1, 1])
     row_mask = mask.index_select(0, rows)
     candidates = torch.tensor([0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 100, 31999])
     steps = [torch.full((4, 1), EOS), torch.tensor([[11], [12], [13], [14]]), torch.tensor([[15], [0], [16], [17]])]
     calls = [Call("encode", (tokens, mask, rows))]
     for step_tokens in steps:
-        calls.append(Call("decode_step", (step_tokens, row_mask, candidates)))
+        calls.append(Call("decode_step", (step_tokens, row_mask, candidates, torch.arange(4))))
         calls.append(Call("reorder_cache", (torch.tensor([1, 0, 3, 2]),)))
+    for kept in (torch.tensor([1, 2]), torch.tensor([2])):
+        calls.append(Call("decode_step", (torch.full((len(kept), 1), 9), row_mask.index_select(0, kept), candidates, kept)))
     one = tokens[:1, :4]
     calls.append(Call("encode", (one, torch.ones_like(one), torch.tensor([0]))))
-    calls.append(Call("decode_step", (torch.full((1, 1), EOS), torch.ones_like(one), torch.arange(40))))
-    calls.append(Call("decode_step", (torch.tensor([[7]]), torch.ones_like(one), torch.arange(40))))
+    calls.append(Call("decode_step", (torch.full((1, 1), EOS), torch.ones_like(one), torch.arange(40), torch.tensor([0]))))
+    calls.append(Call("decode_step", (torch.tensor([[7]]), torch.ones_like(one), torch.arange(40), torch.tensor([0]))))
     return calls

@@ -4,12 +4,14 @@
       runs the encoder once per sentence, stores each decoder layer's cross-attention
       keys and values for n decoder rows (rows[i] = the sentence of row i), resets the
       rows' SSRU states and the decoder position to 0. Returns n.
-  decode_step(tokens [n, 1], encoder_attention_mask [n, S], candidates [K])
-      one decoder step at the stored position (then advanced): the token's embedding
-      (a zero vector at position 0: Marian has no start token), each layer's SSRU
-      state updated in place, attention to the stored keys/values; returns the
-      logits of the K candidate target ids only, [n, K]: the lexical shortlist makes
-      the output projection K x 256 instead of 32000 x 256.
+  decode_step(tokens [n, 1], encoder_attention_mask [n, S], candidates [K], rows [n])
+      one decoder step of decoder rows `rows` (as encode numbered them) at the stored
+      position (then advanced): the token's embedding (a zero vector at position 0:
+      Marian has no start token), each row's SSRU state updated in place, attention
+      to its stored keys/values; returns the logits of the K candidate target ids
+      only, [n, K]: the lexical shortlist makes the output projection K x 256 instead
+      of 32000 x 256. Rows left out keep their state: a greedy search steps only the
+      sentences still unfinished, instead of carrying finished ones to the end.
   reorder_cache(beam_rows [n])
       row i's SSRU states become row beam_rows[i]'s (beam search). Cross-attention rows
       need no reordering: beams stay within their sentence.
@@ -205,10 +207,9 @@ class StatefulBergamot(nn.Module):
         return torch.full((1,), n, dtype=torch.int64)
 
     def decode_step(self, tokens: torch.Tensor, encoder_attention_mask: torch.Tensor,
-                    candidates: torch.Tensor) -> torch.Tensor:
+                    candidates: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         n, source_length = tokens.shape[0], encoder_attention_mask.shape[1]
         position = self.position
-        rows = torch.arange(n)
         # Position 0 has no token: a zero vector (times 0 rather than a branch, which
         # a graph cannot hold).
         first = (position > 0).to(torch.float32)
