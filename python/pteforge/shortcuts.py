@@ -1,5 +1,6 @@
 """The exporter's shortcuts: speed-ups inside torch's and ExecuTorch's passes that must
-not change a single byte of the program (decomposition_cache.py, xnnpack_retraces.py).
+not change a single byte of the program (decomposition_cache.py, xnnpack_retraces.py,
+redundant_decompositions.py).
 
 PTEFORGE_EXPORT_SHORTCUTS=0 turns them all off: for a benchmark's before/after, or to
 rule them out when a newer torch or ExecuTorch behaves unexpectedly.
@@ -9,6 +10,7 @@ import contextlib
 import os
 
 from pteforge.decomposition_cache import cached_cia_operators
+from pteforge.redundant_decompositions import skip_redundant_decompositions
 from pteforge.xnnpack_retraces import skip_unchanged_retraces
 
 SWITCH = "PTEFORGE_EXPORT_SHORTCUTS"
@@ -21,5 +23,5 @@ def export_shortcuts():
     if os.environ.get(SWITCH, "1") == "0":
         yield
         return
-    with cached_cia_operators(), skip_unchanged_retraces():
+    with cached_cia_operators(), skip_unchanged_retraces(), skip_redundant_decompositions():
         yield

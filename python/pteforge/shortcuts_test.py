@@ -1,22 +1,53 @@
 """The exporter's shortcuts: programs byte-identical with and without them
-(PTEFORGE_EXPORT_SHORTCUTS=0), and XNNPACK re-traces skipped only after a pass that
-changed nothing."""
+(PTEFORGE_EXPORT_SHORTCUTS=0), XNNPACK re-traces skipped only after a pass that changed
+nothing, and ExecuTorch's last decomposition skipped only when it has nothing to do."""
+
+import contextlib
 
 import pytest
 import torch
 from executorch.backends.xnnpack import _passes as xnnpack_passes
 from executorch.backends.xnnpack._passes import XNNPACKPass, XNNPACKPassManager
-from executorch.exir import to_edge
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+from executorch.exir import to_edge, to_edge_transform_and_lower
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.pass_base import ExportPass
 
 from models.cache_model import make_exporter as make_cache_exporter
 from models.stateful import make_exporter as make_stateful_exporter
-from pteforge import shortcuts, testing, xnnpack_retraces
+from pteforge import redundant_decompositions, shortcuts, testing, xnnpack_retraces
 
 
-# XNNPACK exports: both shortcuts act there (a portable export only meets the cache).
-@pytest.mark.parametrize("make_exporter", [make_stateful_exporter, make_cache_exporter])
+class _Int8Accumulator(torch.nn.Module):
+    """total += int8 linear(x): torchao's quantization operators, which XNNPACK keeps whole."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(16, 16)
+        with torch.no_grad():  # the same weights in both exports
+            self.layer.weight.copy_(torch.linspace(-1, 1, 256).reshape(16, 16))
+            self.layer.bias.copy_(torch.linspace(-0.5, 0.5, 16))
+        self.register_buffer("total", torch.zeros(2, 16))
+
+    def step(self, x):
+        self.total.add_(self.layer(x))
+        return self.total.clone()
+
+
+def _make_int8_exporter():
+    from pteforge import MultiMethodExporter, quantize
+
+    module = _Int8Accumulator().eval()
+    quantize.int8_linears(module)
+    exporter = MultiMethodExporter(module, name="int8_accumulator")
+    exporter.method("step", (torch.ones(2, 16),))
+    exporter.call_sequence([("step", (torch.ones(2, 16),)), ("step", (torch.full((2, 16), 0.5),))])
+    return exporter
+
+
+# XNNPACK exports: all shortcuts act there (a portable export only meets the cache); the
+# int8 one has the kept operators whose last decomposition is skipped.
+@pytest.mark.parametrize("make_exporter", [make_stateful_exporter, make_cache_exporter, _make_int8_exporter])
 def test_export_is_byte_identical_without_the_shortcuts(monkeypatch, make_exporter):
     with_shortcuts = make_exporter().export(backend="xnnpack").data
     monkeypatch.setenv(shortcuts.SWITCH, "0")
@@ -94,6 +125,55 @@ def test_everything_is_restored_after_the_block():
     with xnnpack_retraces.skip_unchanged_retraces():
         assert ExportPass.call is not call and xnnpack_passes._transform is not transform
     assert ExportPass.call is call and xnnpack_passes._transform is transform
+
+
+class _Linear(torch.nn.Module):
+    """A linear layer XNNPACK keeps whole (its weight a parameter), or one it declines
+    (the weight an input), which the last decomposition must then decompose."""
+
+    def __init__(self, weight_is_input: bool):
+        super().__init__()
+        self.weight_is_input = weight_is_input
+        self.layer = torch.nn.Linear(4, 3)
+
+    def forward(self, x, weight):
+        return torch.nn.functional.linear(x, weight if self.weight_is_input else self.layer.weight) + 1
+
+
+def _lower(weight_is_input: bool, monkeypatch, skip: bool):
+    """The lowered graph and how many decompositions ran. (Bytes are compared on whole
+    exports: to_edge alone names constants differently on every call.)"""
+    program = torch.export.export(_Linear(weight_is_input), (torch.ones(2, 4), torch.ones(3, 4)))
+    calls = []
+    original = torch.export.ExportedProgram.run_decompositions
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.export.ExportedProgram, "run_decompositions", counted)
+    with redundant_decompositions.skip_redundant_decompositions() if skip else contextlib.nullcontext():
+        lowered = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
+    return lowered.exported_program().graph_module.code, len(calls)
+
+
+@pytest.mark.parametrize("weight_is_input", [False, True])
+def test_the_last_decomposition_runs_only_when_needed(monkeypatch, weight_is_input):
+    with_skip, fewer = _lower(weight_is_input, monkeypatch, skip=True)
+    without, calls = _lower(weight_is_input, monkeypatch, skip=False)
+    assert with_skip == without
+    # Kept whole: nothing left to decompose, one pass fewer. Declined: it runs.
+    assert fewer == (calls if weight_is_input else calls - 1)
+
+
+def test_the_decomposition_shortcut_is_undone_after_the_block():
+    from executorch.exir.program import _program
+
+    run, mark = torch.export.ExportedProgram.run_decompositions, _program._replace_aten_ops_with_transformed_ops
+    with redundant_decompositions.skip_redundant_decompositions():
+        assert torch.export.ExportedProgram.run_decompositions is not run
+    assert torch.export.ExportedProgram.run_decompositions is run
+    assert _program._replace_aten_ops_with_transformed_ops is mark
 
 
 if __name__ == "__main__":

@@ -1,0 +1,106 @@
+"""Skips ExecuTorch's last decomposition of a method when there is nothing left for it to
+decompose, with the same program.
+
+to_edge_transform_and_lower decomposes each method lowered to a partitioner that keeps
+some operators whole (XNNPACK keeps linear and torchao's quantization operators) three
+times: it functionalizes, decomposes everything but the kept operators, marks those the
+partitioner accepts (EDGE_DO_NOT_DECOMP), and decomposes once more with the whole table
+so that the kept operators it declined are decomposed after all. When it declined none,
+that last pass re-traces the whole graph and changes nothing: on the int8 Bergamot
+export, 14 s of encode's 38 s of decompositions (131 s serial). ExecuTorch skips the
+equivalent pass on its other branch when none of the table's operators occur, but with
+dynamic shapes that check never passes: the table names aten.sym_size.int, which every
+such graph has and which decomposes into itself.
+
+skip_redundant_decompositions() skips that pass when the graph holds no operator of the
+table and no CompositeImplicitAutograd operator torch could decompose (it decomposes
+those whatever the table, unless told to keep them). The programs are byte-identical with and without it (shortcuts_test). If
+ExecuTorch changes the function this relies on, it does nothing.
+"""
+
+import contextlib
+
+import torch
+
+_MARK = "_pteforge_ops_marked_not_to_decompose"
+_KEPT_NAMESPACE = "EDGE_DO_NOT_DECOMP"
+
+
+def _graph_modules(graph_module: torch.fx.GraphModule):
+    from executorch.exir.graph_module import get_control_flow_submodules
+
+    queue = [graph_module]
+    while queue:
+        current = queue.pop(0)
+        yield current
+        queue.extend(submodule for _, submodule, _ in get_control_flow_submodules(current))
+
+
+def _is_size_query(target: torch._ops.OpOverload) -> bool:
+    """sym_size and the like: in the default table, but traced into themselves again."""
+    returns = [str(value.type) for value in target._schema.returns]
+    return bool(returns) and all(kind in ("SymInt", "int") for kind in returns)
+
+
+def _decomposes_anyway(target) -> bool:
+    """A CompositeImplicitAutograd operator torch may keep when told to and otherwise
+    decomposes, whatever the table: one the previous pass kept that the last pass would
+    decompose."""
+    from torch._export.utils import _is_preservable_cia_op
+
+    return target.namespace != _KEPT_NAMESPACE and _is_preservable_cia_op(target)
+
+
+def _nothing_to_decompose(program: torch.export.ExportedProgram, table) -> bool:
+    if table is None:
+        return False
+    for module in _graph_modules(program.graph_module):
+        for node in module.graph.nodes:
+            if node.op != "call_function":
+                continue
+            # Edge operators wrap the ATen one, which the tables name.
+            target = node.target if isinstance(node.target, torch._ops.OpOverload) else getattr(node.target, "_op", None)
+            if not isinstance(target, torch._ops.OpOverload) or _is_size_query(target):
+                continue
+            if target in table or _decomposes_anyway(target):
+                return False
+    return True
+
+
+@contextlib.contextmanager
+def skip_redundant_decompositions():
+    """Within the block, the decomposition that follows ExecuTorch's marking of the kept
+    operators is skipped when it has nothing to decompose."""
+    try:
+        from executorch.exir.graph_module import get_control_flow_submodules  # noqa: F401
+        from executorch.exir.program import _program
+        from torch._export.utils import _is_preservable_cia_op  # noqa: F401
+    except ImportError:  # another torch or ExecuTorch: no shortcut
+        yield
+        return
+    mark = getattr(_program, "_replace_aten_ops_with_transformed_ops", None)
+    if mark is None or getattr(mark, "_pteforge_wrapper", False):
+        yield  # another ExecuTorch, or already inside the block
+        return
+    decompose = torch.export.ExportedProgram.run_decompositions
+
+    def marking(name, program, partitioner):
+        kept = mark(name, program, partitioner)
+        setattr(program, _MARK, True)
+        return kept
+
+    def run_decompositions(self, decomp_table=None, *args, **kwargs):
+        if getattr(self, _MARK, False):
+            delattr(self, _MARK)
+            if not args and not kwargs and _nothing_to_decompose(self, decomp_table):
+                return self
+        return decompose(self, decomp_table, *args, **kwargs)
+
+    marking._pteforge_wrapper = True
+    _program._replace_aten_ops_with_transformed_ops = marking
+    torch.export.ExportedProgram.run_decompositions = run_decompositions
+    try:
+        yield
+    finally:
+        _program._replace_aten_ops_with_transformed_ops = mark
+        torch.export.ExportedProgram.run_decompositions = decompose
