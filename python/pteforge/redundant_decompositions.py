@@ -13,9 +13,10 @@ dynamic shapes that check never passes: the table names aten.sym_size.int, which
 such graph has and which decomposes into itself.
 
 skip_redundant_decompositions() skips that pass when the graph holds no operator of the
-table and no CompositeImplicitAutograd operator torch could decompose (it decomposes
-those whatever the table, unless told to keep them). The programs are byte-identical with and without it (shortcuts_test). If
-ExecuTorch changes the function this relies on, it does nothing.
+table but size queries, and no CompositeImplicitAutograd operator torch could decompose
+(it decomposes those whatever the table, unless told to keep them). The programs are
+byte-identical with and without it (shortcuts_test). If ExecuTorch changes the function
+this relies on, it does nothing.
 """
 
 import contextlib
@@ -59,7 +60,9 @@ def _nothing_to_decompose(program: torch.export.ExportedProgram, table) -> bool:
             if node.op != "call_function":
                 continue
             # Edge operators wrap the ATen one, which the tables name.
-            target = node.target if isinstance(node.target, torch._ops.OpOverload) else getattr(node.target, "_op", None)
+            target = node.target
+            if not isinstance(target, torch._ops.OpOverload):
+                target = getattr(target, "_op", None)
             if not isinstance(target, torch._ops.OpOverload) or _is_size_query(target):
                 continue
             if target in table or _decomposes_anyway(target):
