@@ -27,16 +27,6 @@ _MARK = "_pteforge_ops_marked_not_to_decompose"
 _KEPT_NAMESPACE = "EDGE_DO_NOT_DECOMP"
 
 
-def _graph_modules(graph_module: torch.fx.GraphModule):
-    from executorch.exir.graph_module import get_control_flow_submodules
-
-    queue = [graph_module]
-    while queue:
-        current = queue.pop(0)
-        yield current
-        queue.extend(submodule for _, submodule, _ in get_control_flow_submodules(current))
-
-
 def _is_size_query(target: torch._ops.OpOverload) -> bool:
     """sym_size and the like: in the default table, but traced into themselves again."""
     returns = [str(value.type) for value in target._schema.returns]
@@ -52,22 +42,27 @@ def _decomposes_anyway(target) -> bool:
     return target.namespace != _KEPT_NAMESPACE and _is_preservable_cia_op(target)
 
 
+def _needs_decomposing(node: torch.fx.Node, table) -> bool:
+    if node.op != "call_function":
+        return False
+    # Edge operators wrap the ATen one, which the tables name.
+    target = node.target
+    if not isinstance(target, torch._ops.OpOverload):
+        target = getattr(target, "_op", None)
+    if not isinstance(target, torch._ops.OpOverload) or _is_size_query(target):
+        return False
+    return target in table or _decomposes_anyway(target)
+
+
 def _nothing_to_decompose(program: torch.export.ExportedProgram, table) -> bool:
+    """No node, control-flow branches included, that the pass would change."""
+    from executorch.exir.graph_module import bfs_trace_with_node_process
+
     if table is None:
         return False
-    for module in _graph_modules(program.graph_module):
-        for node in module.graph.nodes:
-            if node.op != "call_function":
-                continue
-            # Edge operators wrap the ATen one, which the tables name.
-            target = node.target
-            if not isinstance(target, torch._ops.OpOverload):
-                target = getattr(target, "_op", None)
-            if not isinstance(target, torch._ops.OpOverload) or _is_size_query(target):
-                continue
-            if target in table or _decomposes_anyway(target):
-                return False
-    return True
+    found = []
+    bfs_trace_with_node_process(program.graph_module, lambda node: found.append(_needs_decomposing(node, table)))
+    return not any(found)
 
 
 @contextlib.contextmanager
@@ -75,7 +70,7 @@ def skip_redundant_decompositions():
     """Within the block, the decomposition that follows ExecuTorch's marking of the kept
     operators is skipped when it has nothing to decompose."""
     try:
-        from executorch.exir.graph_module import get_control_flow_submodules  # noqa: F401
+        from executorch.exir.graph_module import bfs_trace_with_node_process  # noqa: F401
         from executorch.exir.program import _program
         from torch._export.utils import _is_preservable_cia_op  # noqa: F401
     except ImportError:  # another torch or ExecuTorch: no shortcut
