@@ -29,6 +29,8 @@ _REQUIRED = [
 # Every target of source.BUILD; without a tree each is an incompatible stand-in.
 _TARGETS = {
     "codegen_templates": "filegroup",
+    "cortex_m_functions_yaml": "filegroup",
+    "cortex_m_ops": "cc_library",
     "data_loaders": "cc_library",
     "headers": "cc_library",
     "portable_functions_yaml": "filegroup",
