@@ -13,6 +13,9 @@ import subprocess
 import sys
 import tempfile
 
+# Where the package's sources are in the workspace.
+_PACKAGE_ROOT = "python/pteforge/"
+
 
 def main(argv: list[str]) -> int:
     if len(argv) < 5:
@@ -25,7 +28,10 @@ def main(argv: list[str]) -> int:
         for path in metadata:
             shutil.copy(path, source)
         for path in modules:
-            shutil.copy(path, os.path.join(source, "pteforge"))
+            # Subpackages keep their folder (pteforge/cortex_m/ops.py).
+            relative = path.split(_PACKAGE_ROOT, 1)[1] if _PACKAGE_ROOT in path else os.path.basename(path)
+            os.makedirs(os.path.dirname(os.path.join(source, "pteforge", relative)), exist_ok=True)
+            shutil.copy(path, os.path.join(source, "pteforge", relative))
         dist = os.path.join(scratch, "dist")
         environment = dict(os.environ, SOURCE_DATE_EPOCH="315532800", PIP_NO_CACHE_DIR="1")
         result = subprocess.run(

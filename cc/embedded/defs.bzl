@@ -172,7 +172,7 @@ cortex_m_image = rule(
         "binary": attr.label(mandatory = True, executable = True, cfg = to_cortex_m55),
         "board": attr.string(
             default = "mps3_an547",
-            values = ["mps3_an547", "m55_2mb_flash_512kb_sram", "m55_1mb_flash_256kb_sram"],
+            values = ["mps3_an547", "m55_2mb_flash_512kb_sram", "m55_1mb_flash_256kb_sram", "m55_512kb_flash_128kb_sram"],
         ),
         "_fit_check": attr.label(
             default = "//cc/embedded:fit_check",
@@ -187,7 +187,7 @@ cortex_m_image = rule(
 
 def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], replay = False, heap_kb = 1024,
                      temp_kb = 16, stack_kb = 64, method_kb = 0, report = None, kernels_for = None,
-                     all_kernels = False, testonly = False, tags = []):
+                     all_kernels = False, cmsis_nn = False, testonly = False, tags = []):
     """A Cortex-M55 image running `main` on the embedded `program` with its kernels.
 
     Declares <name>_embedded (pte_embed), <name>_kernels (pte_kernels of the program),
@@ -209,6 +209,8 @@ def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], repla
         damaged program link the intact one's).
       all_kernels: link every portable and quantized kernel instead (to measure what
         selecting them saves).
+      cmsis_nn: the program was exported with backend = "cortex_m": link its operators'
+        CMSIS-NN kernels too (pte_kernels; needs PTEFORGE_CMSIS_NN_SRC, skipped without).
       testonly: as usual.
       tags: for every target (e.g. manual).
     """
@@ -234,6 +236,7 @@ def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], repla
         pte_kernels(
             name = name + "_kernels",
             programs = kernels_for or [program],
+            cmsis_nn = cmsis_nn,
             testonly = testonly,
             tags = tags,
         )

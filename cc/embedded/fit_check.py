@@ -59,6 +59,14 @@ BOARDS = {
         read_only="flash",
         writable="SRAM",
     ),
+    # The smallest class a streaming model on CMSIS-NN kernels is meant for (Silero VAD's
+    # int8 image on the Cortex-M55's Helium unit).
+    "m55_512kb_flash_128kb_sram": Board(
+        description="a Cortex-M55 microcontroller with 512 KB flash and 128 KB SRAM, no external memory",
+        regions={"flash": 512 * KB, "SRAM": 128 * KB},
+        read_only="flash",
+        writable="SRAM",
+    ),
 }
 
 # Symbols pte_embed and heap.c define, and what they are.

@@ -4,7 +4,7 @@
         name = "stateful_pte",                    # writes stateful.pte + stateful.report.json
         model = "models.stateful:make_exporter",  # factory returning a MultiMethodExporter
         deps = [":stateful"],                     # py_library holding the factory
-        backend = "portable",                     # or "xnnpack"
+        backend = "portable",                     # or "xnnpack", "cortex_m"
         model_args = {"rows": "4"},               # factory keyword arguments ($(execpath) expands)
         replay = True,                            # also stateful.replay.txt (pteforge.replay)
         plan_svg = True,                          # also stateful.plan.svg (pteforge.plan_svg)
@@ -155,7 +155,7 @@ _pte_export = rule(
             providers = [PyInfo],
             doc = "py_library targets providing the factory's module.",
         ),
-        "backend": attr.string(default = "portable", values = ["portable", "xnnpack"]),
+        "backend": attr.string(default = "portable", values = ["portable", "xnnpack", "cortex_m"]),
         "replay": attr.bool(
             doc = "Also write <name>.replay.txt: the conformance calls and eager PyTorch's " +
                   "results, to check the program again where it runs (cc/replay).",

@@ -3,7 +3,9 @@
 Two steps, timed separately by the exporter:
   to_edge_and_lower  edge dialect + backend delegation (XNNPACK guarded so it never
                      takes state as constant data), then a check that no delegate did;
-                     on the portable kernels, constant subgraphs folded (fold.py);
+                     for cortex_m, linear layers on pteforge's CMSIS-NN operators first
+                     (pteforge.cortex_m); on the portable kernels, constant subgraphs
+                     folded (fold.py);
   plan_and_emit      state written straight from another buffer copied first
                      (state_sources.py), state updates made in place (inplace_state.py), memory planning
                      with shared mutable buffers (one place per state buffer name,
@@ -37,7 +39,7 @@ from pteforge.spec import Backend
 
 
 def _partitioners(backend: Backend, state: Collection[str]) -> list:
-    if backend == "portable":
+    if backend != "xnnpack":
         return []
     # Imported only when asked for: it pulls in torchao and the XNNPACK tooling.
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
@@ -61,6 +63,13 @@ def to_edge_and_lower(
       ExportError: a delegate still owns a state buffer as constant data.
     """
 
+    if backend == "cortex_m":
+        # Imported only when asked for, like XNNPACK's tooling.
+        from pteforge.cortex_m.lowering import use_cmsis_nn
+
+        for program in programs.values():
+            use_cmsis_nn(program)
+
     def lower(group: Mapping[str, ExportedProgram]) -> dict[str, ExportedProgram]:
         edge = to_edge_transform_and_lower(dict(group), partitioner=_partitioners(backend, state))
         return {name: edge.exported_program(name) for name in group}
@@ -73,7 +82,7 @@ def to_edge_and_lower(
         compile_config=EdgeCompileConfig(_check_ir_validity=False),
     )
     check_no_delegate_owns_state(edge, programs.keys(), state)
-    if backend == "portable":
+    if backend != "xnnpack":
         # XNNPACK packs its weights itself; the portable kernels would transpose every
         # linear layer's weight on every call.
         fold_constants(edge, programs.keys(), state)

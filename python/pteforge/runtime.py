@@ -11,6 +11,7 @@ by one method is read by the others.
 
 from __future__ import annotations
 
+import mmap
 import os
 from typing import Any, Callable
 
@@ -45,6 +46,22 @@ def _call(what: str, function: Callable[..., Any], *args: Any) -> Any:
     raise ExecutorchError(f"{what}: {failure}", said.lines()) from failure
 
 
+def _register_pteforge_kernels(data: bytes | str) -> None:
+    """Loads pteforge's own kernels (pteforge.cortex_m) if the program names them."""
+    from pteforge.cortex_m import kernels
+
+    if isinstance(data, str):
+        try:
+            with open(data, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                needed = kernels.needs_kernels(mapped)
+        except (OSError, ValueError):  # missing or empty: the runtime's own error follows
+            return
+    else:
+        needed = kernels.needs_kernels(data)
+    if needed:
+        kernels.load()
+
+
 class LoadedProgram:
     """A program with all its methods loaded and its state initialized.
 
@@ -56,6 +73,7 @@ class LoadedProgram:
 
     def __init__(self, source: bytes | str | os.PathLike):
         data = source if isinstance(source, bytes) else os.fspath(source)
+        _register_pteforge_kernels(data)
         self._program = _call("loading the program", lambda: Runtime.get().load_program(data))
         self._methods = {name: _call(f"loading method '{name}'", self._program.load_method, name)
                          for name in sorted(self._program.method_names)}

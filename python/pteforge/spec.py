@@ -7,8 +7,11 @@ from typing import Any, Literal, Mapping, Sequence
 
 import torch
 
-Backend = Literal["portable", "xnnpack"]
-BACKENDS: tuple[Backend, ...] = ("portable", "xnnpack")
+# portable: ExecuTorch's CPU kernels; xnnpack: what XNNPACK takes delegated to it;
+# cortex_m: linear layers on pteforge's CMSIS-NN operators (pteforge.cortex_m), the
+# rest on the portable kernels.
+Backend = Literal["portable", "xnnpack", "cortex_m"]
+BACKENDS: tuple[Backend, ...] = ("portable", "xnnpack", "cortex_m")
 
 # Methods pteforge adds to every program; user methods cannot take these names.
 RESET_STATE_METHOD = "reset_state"
@@ -58,10 +61,12 @@ class Tolerance:
     rtol: float = 1e-5
 
 
-# XNNPACK reorders float reductions (and may use FMA), so it needs a looser default.
+# XNNPACK and CMSIS-NN reorder float reductions (and may use FMA), so they need a
+# looser default.
 DEFAULT_TOLERANCE: dict[Backend, Tolerance] = {
     "portable": Tolerance(atol=1e-5, rtol=1e-5),
     "xnnpack": Tolerance(atol=1e-4, rtol=1e-4),
+    "cortex_m": Tolerance(atol=1e-4, rtol=1e-4),
 }
 
 

@@ -17,8 +17,14 @@ linker takes only them from the archive of all portable and quantized kernels
 the runtime. A program with a delegate (XNNPACK) or an operator that has no kernel
 fails the build with a message that says which and what to do. `<name>_operators` is
 operators.txt, the list of registered operators.
+
+With `cmsis_nn = True` (programs exported with backend="cortex_m"), pteforge's own
+operators (//cc/kernels: CMSIS-NN on the Cortex-M55) and ExecuTorch's Cortex-M operators
+(@executorch_source//:cortex_m_ops) are selected the same way; the library then needs
+PTEFORGE_CMSIS_NN_SRC on the Cortex-M55 and is skipped without it.
 """
 
+load("@cmsis_nn//:defs.bzl", "CMSIS_NN_SOURCE", "MISSING_CMSIS_NN_SOURCE")
 load("@executorch_source//:defs.bzl", "EXECUTORCH_SOURCE", "MISSING_EXECUTORCH_SOURCE")
 load(":sdk_targets.bzl", "INCOMPATIBLE", "SOURCE_RUNTIME_SETTINGS")
 
@@ -29,8 +35,16 @@ _GENERATED = [
     for name in ["RegisterCodegenUnboxedKernelsEverything.cpp", "NativeFunctions.h"]
 ]
 
+# ... and with cmsis_nn, ExecuTorch's Cortex-M operators and pteforge's own.
+_GENERATED_CMSIS_NN = [
+    "cortex_m/RegisterCodegenUnboxedKernelsEverything.cpp",
+    "cortex_m/NativeFunctions.h",
+    "pteforge/register.cc",
+]
+
 def _kernel_registration_impl(ctx):
-    sources = [ctx.actions.declare_file(ctx.label.name + "/" + name) for name in _GENERATED]
+    generated = _GENERATED + (_GENERATED_CMSIS_NN if ctx.attr.cmsis_nn else [])
+    sources = [ctx.actions.declare_file(ctx.label.name + "/" + name) for name in generated]
     operators = ctx.actions.declare_file(ctx.label.name + "/operators.txt")
     templates = ctx.files._templates
     arguments = [
@@ -42,11 +56,15 @@ def _kernel_registration_impl(ctx):
     ]
     if ctx.attr.all_operators:
         arguments.append("--all_operators")
+    cmsis_nn_inputs = []
+    if ctx.attr.cmsis_nn:
+        arguments.append("--cortex_m_yaml=" + ctx.file._cortex_m_yaml.path)
+        cmsis_nn_inputs.append(ctx.file._cortex_m_yaml)
     arguments += ["--program=" + program.path for program in ctx.files.programs]
     ctx.actions.run(
         executable = ctx.executable._select_kernels,
         arguments = arguments,
-        inputs = ctx.files.programs + templates + [
+        inputs = ctx.files.programs + templates + cmsis_nn_inputs + [
             ctx.file._functions_yaml,
             ctx.file._quantized_yaml,
             ctx.file._prim_ops,
@@ -65,6 +83,7 @@ _kernel_registration = rule(
     attrs = {
         "programs": attr.label_list(allow_files = [".pte"], cfg = "host"),
         "all_operators": attr.bool(),
+        "cmsis_nn": attr.bool(),
         "_select_kernels": attr.label(
             default = "//third_party/executorch:select_kernels",
             executable = True,
@@ -83,10 +102,14 @@ _kernel_registration = rule(
             default = "@executorch_source//:prim_ops_registration_source",
             allow_single_file = True,
         ),
+        "_cortex_m_yaml": attr.label(
+            default = "@executorch_source//:cortex_m_functions_yaml",
+            allow_single_file = True,
+        ),
     },
 )
 
-def pte_kernels(name, programs = [], all_operators = False, **kwargs):
+def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **kwargs):
     """A cc_library registering the kernels of `programs` (or of every operator).
 
     Args:
@@ -94,6 +117,8 @@ def pte_kernels(name, programs = [], all_operators = False, **kwargs):
         `<name>_operators` the list of registered operators.
       programs: .pte files (pte_export targets) whose operators to register.
       all_operators: register every portable and quantized kernel instead.
+      cmsis_nn: the programs were exported with backend="cortex_m": select pteforge's
+        and ExecuTorch's Cortex-M operators too (needs PTEFORGE_CMSIS_NN_SRC).
       **kwargs: passed to the cc_library (visibility, testonly, ...).
     """
     if bool(programs) == all_operators:
@@ -102,9 +127,11 @@ def pte_kernels(name, programs = [], all_operators = False, **kwargs):
         name = name + "_registration",
         programs = programs,
         all_operators = all_operators,
+        cmsis_nn = cmsis_nn,
         testonly = kwargs.get("testonly", False),
-        # (Its inputs are filegroups, which cannot carry the missing tree's constraint.)
-        target_compatible_with = _on_source_runtime() + ([] if EXECUTORCH_SOURCE else [MISSING_EXECUTORCH_SOURCE]),
+        # (Its inputs are filegroups, which cannot carry the missing trees' constraints.)
+        target_compatible_with = _on_source_runtime() + ([] if EXECUTORCH_SOURCE else [MISSING_EXECUTORCH_SOURCE]) +
+                                 ([] if not cmsis_nn or CMSIS_NN_SOURCE else [MISSING_CMSIS_NN_SOURCE]),
     )
     native.filegroup(
         name = name + "_operators",
@@ -115,10 +142,12 @@ def pte_kernels(name, programs = [], all_operators = False, **kwargs):
     native.cc_library(
         name = name,
         srcs = [":" + name + "_registration"],
+        # As the kernels they register (source.BUILD's _COPTS).
         copts = [
             "-w",
             "-Wno-psabi",
             "-O2",
+            "-DNDEBUG",
         ],
         linkstatic = True,
         # The registration runs from a static initializer that nothing references.
@@ -127,7 +156,10 @@ def pte_kernels(name, programs = [], all_operators = False, **kwargs):
             "@executorch_source//:portable_ops",
             "@executorch_source//:quantized_ops",
             "@executorch_source//:runtime",
-        ],
+        ] + ([
+            "//cc/kernels:ops",
+            "@executorch_source//:cortex_m_ops",
+        ] if cmsis_nn else []),
         target_compatible_with = _on_source_runtime(),
         **kwargs
     )
@@ -141,7 +173,7 @@ def program_kernels(name, programs, **kwargs):
     """The kernels `programs` need, on whichever runtime the program links.
 
     On the runtime from source: exactly theirs (pte_kernels, `<name>_selected`). On the
-    wheel's: all of its kernels and the XNNPACK delegate.
+    wheel's: all of its kernels, the XNNPACK delegate and pteforge's own kernels.
 
     Args:
       name: the cc_library.
@@ -150,5 +182,5 @@ def program_kernels(name, programs, **kwargs):
     """
     pte_kernels(name = name + "_selected", programs = programs, **kwargs)
     choice = {setting: [":" + name + "_selected"] for setting in SOURCE_RUNTIME_SETTINGS}
-    choice["//conditions:default"] = ["//third_party/executorch:kernels", "//third_party/executorch:xnnpack"]
+    choice["//conditions:default"] = ["//cc/runtime:all_kernels"]
     native.cc_library(name = name, deps = select(choice), **kwargs)

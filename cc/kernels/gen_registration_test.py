@@ -1,0 +1,32 @@
+"""The registration generator knows exactly the operators pteforge defines, and writes
+what ExecuTorch's registry takes."""
+
+import pytest
+
+from cc.kernels import gen_registration
+from pteforge import testing
+from pteforge.cortex_m import ops
+
+
+def test_every_defined_operator_has_a_kernel_and_no_more():
+    assert sorted(gen_registration.KERNELS) == sorted(ops.PROGRAM_OPERATORS)
+
+
+def test_the_registration_names_each_selected_kernel_once():
+    source = gen_registration.registration_source(["pteforge::linear_dq8.out", "pteforge::linear_dq8.out"], "a test")
+    assert source.count('Kernel("pteforge::linear_dq8.out", pteforge::kernels::LinearDq8Out)') == 1
+    assert "pteforge::linear.out" not in source
+    assert "register_kernels" in source
+
+
+def test_nothing_selected_registers_nothing():
+    assert "register_kernels" not in gen_registration.registration_source([], "a test")
+
+
+def test_an_unknown_operator_is_refused():
+    with pytest.raises(ValueError, match="no pteforge kernel for pteforge::conv.out"):
+        gen_registration.registration_source(["pteforge::conv.out"], "a test")
+
+
+if __name__ == "__main__":
+    testing.main(__file__)

@@ -1,0 +1,39 @@
+// pteforge's operators as ExecuTorch kernels (boxed: the form the runtime's kernel
+// registry calls), for whichever implementation of linear.h is linked.
+//
+// A program names them pteforge::linear.out, pteforge::linear_dq8.out and
+// pteforge::linear_dq16.out (python/pteforge/cortex_m/ops.py has their schemas and eager
+// definitions). They are registered by a generated list (cc/kernels/gen_registration.py):
+// all of them for the Linux tools and the exporter's Python runtime, only those a
+// program uses in a microcontroller image (pte_kernels).
+//
+// Bad arguments (a wrong kind, dtype or shape, too little scratch memory) fail the call
+// with Error::InvalidArgument or MemoryAllocationFailed and a log line naming the
+// operator; they never abort.
+#ifndef PTEFORGE_CC_KERNELS_OPS_H_
+#define PTEFORGE_CC_KERNELS_OPS_H_
+
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/span.h>
+#include <executorch/runtime/kernel/kernel_runtime_context.h>
+
+namespace pteforge {
+namespace kernels {
+
+// pteforge::linear.out(Tensor input, Tensor weight, Tensor? bias, bool relu, *, Tensor(a!) out)
+void LinearOut(executorch::runtime::KernelRuntimeContext& context,
+               executorch::runtime::Span<executorch::runtime::EValue*> stack);
+
+// pteforge::linear_dq8.out(Tensor input, Tensor weight, Tensor weight_scales,
+//                          Tensor? input_scales, Tensor? bias, bool relu, *, Tensor(a!) out)
+void LinearDq8Out(executorch::runtime::KernelRuntimeContext& context,
+                  executorch::runtime::Span<executorch::runtime::EValue*> stack);
+
+// pteforge::linear_dq16.out: the same arguments as linear_dq8.out.
+void LinearDq16Out(executorch::runtime::KernelRuntimeContext& context,
+                   executorch::runtime::Span<executorch::runtime::EValue*> stack);
+
+}  // namespace kernels
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_KERNELS_OPS_H_

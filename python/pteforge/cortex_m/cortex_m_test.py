@@ -1,0 +1,157 @@
+"""backend="cortex_m": pteforge's operators defined as their docstrings say, linear layers
+moved onto them (ReLU fused), int8 quantization, and programs that run in ExecuTorch's
+Python runtime on the C++ reference kernels (cc/kernels) exactly as in eager PyTorch.
+(The Cortex-M55's CMSIS-NN kernels against these: //tests/cortex_m.)"""
+
+import pytest
+import torch
+from torch import nn
+
+from pteforge import ExportError, MultiMethodExporter, testing
+from pteforge.cortex_m import kernels, lowering, ops, quantize
+
+
+def _formula_dq(bits, x, weight, weight_scales, input_scales, bias, relu):
+    """linear_dq<bits> written out element by element from the module docstring."""
+    levels = {8: 127.0, 16: 32767.0}[bits]
+    out = torch.empty(x.shape[0], weight.shape[0])
+    for r in range(x.shape[0]):
+        row = x[r] * input_scales if input_scales is not None else x[r]
+        amax = row.abs().max()
+        inverse = torch.tensor(levels) / amax if amax > 0 else torch.tensor(0.0)
+        q = torch.round(row * inverse).clamp(-levels, levels).to(torch.int64)
+        scale = amax / torch.tensor(levels)
+        for j in range(weight.shape[0]):
+            value = (q * weight[j].to(torch.int64)).sum().to(torch.float32) * scale * weight_scales[j]
+            if bias is not None:
+                value = value + bias[j]
+            out[r, j] = torch.relu(value) if relu else value
+    return out
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+@pytest.mark.parametrize("scaled", [False, True])
+def test_dynamic_linear_is_its_written_definition(bits, scaled):
+    generator = torch.Generator().manual_seed(bits + scaled)
+    x = torch.randn(3, 37, generator=generator) * torch.linspace(0.01, 10, 37)
+    x[1] = 0  # an all-zero row: scale 0, the bias alone
+    weight = torch.randint(-127, 128, (5, 37), generator=generator, dtype=torch.int8)
+    weight_scales = torch.rand(5, generator=generator) / 100
+    input_scales = torch.rand(37, generator=generator) + 0.5 if scaled else None
+    bias = torch.randn(5, generator=generator)
+    operator = getattr(torch.ops.pteforge, f"linear_dq{bits}")
+    for relu in (False, True):
+        got = operator(x, weight, weight_scales, input_scales, bias, relu)
+        assert torch.equal(got, _formula_dq(bits, x, weight, weight_scales, input_scales, bias, relu))
+    assert torch.equal(operator(x[1:2], weight, weight_scales, input_scales, bias, False), bias[None, :])
+
+
+def test_sixteen_bit_activations_are_finer_than_eight():
+    generator = torch.Generator().manual_seed(0)
+    x, weight = torch.randn(4, 64, generator=generator), torch.randn(16, 64, generator=generator)
+    q, scales = quantize.quantize_weight(weight)
+    exact = x @ (q.float() * scales[:, None]).t()
+    error = {bits: (getattr(torch.ops.pteforge, f"linear_dq{bits}")(x, q, scales, None, None, False) - exact).abs().max()
+             for bits in (8, 16)}
+    assert error[16] * 50 < error[8], error
+
+
+def test_float_linear_is_f_linear_then_relu():
+    x, weight, bias = torch.randn(2, 3, 8), torch.randn(4, 8), torch.randn(4)
+    assert torch.equal(torch.ops.pteforge.linear(x, weight, bias, False), nn.functional.linear(x, weight, bias))
+    assert torch.equal(torch.ops.pteforge.linear(x, weight, None, True), torch.relu(nn.functional.linear(x, weight)))
+
+
+class Network(nn.Module):
+    """Linear layers with and without bias and ReLU, a linear on state, and an output
+    that is a layer's result directly."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.first = nn.Linear(12, 24)
+        self.second = nn.Linear(24, 6, bias=False)
+        self.register_buffer("memory", torch.zeros(6, 6))
+
+    def step(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        hidden = torch.relu(self.first(x))
+        out = self.second(hidden)
+        self.memory.add_(out[:1].t() @ out[:1])
+        return out, nn.functional.linear(out, self.memory)
+
+
+def _captured(module):
+    from pteforge.capture import capture
+
+    return capture(module, "step", type(module).step, (torch.randn(3, 12),)).program
+
+
+def test_lowering_moves_every_float_linear_and_fuses_relu():
+    program = _captured(Network().eval())
+    assert lowering.use_cmsis_nn(program) == 3
+    targets = [node.target for node in program.graph.nodes if node.op == "call_function"]
+    assert torch.ops.aten.linear.default not in targets
+    assert torch.ops.aten.relu.default not in targets
+    relus = [node.args[-1] for node in program.graph.nodes if node.target == torch.ops.pteforge.linear.default]
+    assert sorted(relus) == [False, False, True]
+
+
+def _export(module, calls=4):
+    exporter = MultiMethodExporter(module.eval(), name="network")
+    exporter.shared_state("memory")
+    exporter.method("step", (torch.randn(3, 12),))
+    generator = torch.Generator().manual_seed(1)
+    exporter.call_sequence([("step", (torch.randn(3, 12, generator=generator) * 4,)) for _ in range(calls)])
+    return exporter.export(backend="cortex_m")
+
+
+def test_float_program_runs_on_the_reference_kernels_as_in_eager():
+    program = _export(Network())
+    assert program.report["conformance"]["passed"]
+    assert b"pteforge::linear" in program.data and b"aten::addmm" not in program.data
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+def test_int8_layers_equal_their_eager_module_exactly(bits):
+    torch.manual_seed(bits)
+    module = quantize.int8_linears(nn.Sequential(nn.Linear(40, 33), nn.ReLU(), nn.Linear(33, 5)), activation_bits=bits)
+    assert isinstance(module[0], quantize.DynamicLinear)
+    exporter = MultiMethodExporter(module.eval(), name="mlp")
+    exporter.method("forward", (torch.randn(7, 40),))
+    exporter.call_sequence([("forward", (torch.randn(7, 40) * scale,)) for scale in (0.01, 1, 300)])
+    program = exporter.export(backend="cortex_m")
+    # Integer sums and the same float operations in the same order: the same bits.
+    assert program.report["conformance"]["max_abs_error"] == 0.0
+    assert f"pteforge::linear_dq{bits}".encode() in program.data
+    assert b"aten::relu" not in program.data  # fused into the first layer
+
+
+def test_int8_weights_take_a_quarter_of_the_space():
+    def constants(module):
+        return _export(module).report["sizes"]["constant_data_bytes"]
+
+    # 1824 bytes of float32 weights and biases, 648 with int8 weights (+ scales).
+    assert constants(quantize.int8_linears(Network())) < 0.4 * constants(Network())
+
+
+def test_a_layer_can_stay_float():
+    module = quantize.int8_linears(Network(), keep=lambda layer, name: name == "second")
+    assert isinstance(module.first, quantize.DynamicLinear) and isinstance(module.second, nn.Linear)
+
+
+def test_without_the_kernel_library_the_error_says_how_to_build_it(monkeypatch, tmp_path):
+    kernels.load.cache_clear()
+    monkeypatch.setenv(kernels.LIBRARY_ENV, str(tmp_path / "missing.so"))
+    try:
+        with pytest.raises(ExportError, match="libpteforge_kernels.so"):
+            kernels.load()
+    finally:
+        kernels.load.cache_clear()
+
+
+def test_operators_listed_for_programs_are_the_defined_ones():
+    assert ops.PROGRAM_OPERATORS == ("pteforge::linear.out", "pteforge::linear_dq16.out", "pteforge::linear_dq8.out")
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
