@@ -86,7 +86,9 @@ class ColumnRateModel(nn.Module):
             [padded[i * self.hop:i * self.hop + self.filter_length] for i in range(frames)]))
         real = spectrum[:, :self.cutoff]
         imaginary = spectrum[:, self.cutoff:]
-        return torch.sqrt(torch.pow(real, 2) + torch.pow(imaginary, 2))
+        # Squares as products: ExecuTorch's portable pow calls powf per element (85 K
+        # instructions a chunk on the Cortex-M55, more than a product kernel's layer).
+        return torch.sqrt(real * real + imaginary * imaginary)
 
     def encode(self, x: torch.Tensor) -> torch.Tensor:
         """Four conv (k=3, padding 1) + ReLU as column products: [4, cutoff] -> [1, 128]."""

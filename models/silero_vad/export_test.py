@@ -20,7 +20,8 @@ from pteforge import testing
 from tests.vad import audio_files
 
 # Largest |program - jit| allowed per program, over every chunk of the test audio.
-BOUNDS = {"silero_vad.pte": 2e-4, "silero_vad_xnnpack.pte": 2e-4, "silero_vad_16k.pte": 2e-4}
+BOUNDS = {"silero_vad.pte": 2e-4, "silero_vad_xnnpack.pte": 2e-4, "silero_vad_16k.pte": 2e-4,
+          "silero_vad_16k_cmsis_nn.pte": 2e-4}
 SPEECH = ["en_us_16k.wav", "de_16k_noisy.wav", "pt_16k.wav", "long_16k.wav", "en_gb_8k.wav", "fr_8k_noisy.wav",
           "es_8k.wav"]
 
@@ -72,8 +73,9 @@ def test_the_program_restarts_on_a_rate_switch_and_on_reset_state():
         assert state["last_rate"].item() in (8000, 16000) and state["h"].abs().sum() > 0
 
 
-def test_int8_finds_the_float32_segments():
-    float32, int8 = _program("silero_vad_16k.pte"), _program("silero_vad_16k_int8.pte")
+@pytest.mark.parametrize("int8_name", ["silero_vad_16k_int8.pte", "silero_vad_16k_int8_cmsis_nn.pte"])
+def test_int8_finds_the_float32_segments(int8_name):
+    float32, int8 = _program("silero_vad_16k.pte"), _program(int8_name)
     for name in ["en_us_16k.wav", "de_16k_noisy.wav", "pt_16k.wav", "long_16k.wav", "silence_16k.wav"]:
         audio, rate = audio_files.read_wav(audio_files.path(name))
         reference, quantized = _probabilities(float32, audio, rate), _probabilities(int8, audio, rate)

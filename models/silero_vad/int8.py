@@ -1,12 +1,22 @@
-"""Silero VAD with int8 weights, for the portable and quantized kernels of a microcontroller.
+"""Silero VAD with int8 weights, for a microcontroller.
 
 The network as products (columns.py), where the weight matrices are stored as int8 with
-a float32 scale per row and a float32 factor per column (quantize_rows), and every
-product with them is ExecuTorch's `quantized_decomposed::mixed_linear` (float input
-times int8 weight, scaled per row, accumulated in float) on the input multiplied by the
-column factors: the weights are never expanded to float32, so the program needs no
-float copy of them in RAM. Two encoder layers stay float32 (FLOAT_ENCODER_LAYERS: the
-measurements that chose them are there); biases stay float32.
+a float32 scale per row and a float32 factor per column (quantize_rows); every product
+with them takes the input multiplied by the column factors. Two kinds of product
+(`activations`):
+
+  "float"    ExecuTorch's `quantized_decomposed::mixed_linear` (float input times int8
+             weight, scaled per row, accumulated in float), on the portable and
+             quantized kernels;
+  "int16"    pteforge.linear_dq16 (each input row quantized to int16 on the fly, exact
+             integer sums, backend="cortex_m": Helium on the Cortex-M55). int8
+             activations (linear_dq8) moved a probability by up to 0.15 and 3 of the
+             28 segment boundaries of the test speech even with the two sensitive
+             layers in float32; int16 ones, like float activations, none.
+
+Either way the weights are never expanded to float32, so the program needs no float copy
+of them in RAM. Two encoder layers stay float32 (FLOAT_ENCODER_LAYERS: the measurements
+that chose them are there); biases stay float32.
 
 How far int8 moves the probabilities from float32 is measured by the tests and the
 benchmark, not hidden by the export's conformance check, which compares the program
@@ -22,6 +32,9 @@ from torch import nn
 
 from models.silero_vad import columns
 from models.silero_vad import model as float_model
+
+# How the int8 products take their input (the module docstring).
+ACTIVATIONS = ("float", "int16")
 
 
 @functools.cache
@@ -101,15 +114,39 @@ class Int8Linear(nn.Module):
         return y if self.bias is None else y + self.bias
 
 
-def _layer(name: str, weight: torch.Tensor, bias: torch.Tensor | None) -> nn.Module:
-    """int8, except the encoder layers kept in float32."""
-    if name in {f"encoder.{i}" for i in FLOAT_ENCODER_LAYERS}:
-        return columns.FloatLinear(weight, bias)
-    _mixed_linear_kernels()
-    return Int8Linear(weight, bias)
+class DynamicInt8Linear(nn.Module):
+    """x [m, n] times an int8 [p, n] weight (quantize_rows), plus an optional float
+    bias: pteforge.linear_dq16 with the column factors as its input scales (the
+    operator multiplies them in as it quantizes the row, instead of a broadcast
+    multiplication kernel and its output buffer per layer)."""
+
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None):
+        super().__init__()
+        from pteforge.cortex_m import ops  # noqa: F401  defines torch.ops.pteforge
+
+        rows, scales, factors = quantize_rows(weight)
+        self.register_buffer("weight", rows)
+        self.register_buffer("scales", scales)
+        self.register_buffer("factors", factors)
+        self.bias = None if bias is None else nn.Parameter(bias.detach().clone(), requires_grad=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.pteforge.linear_dq16(x, self.weight, self.scales, self.factors, self.bias, False)
 
 
-def quantize(module: float_model.SileroVad) -> float_model.SileroVad:
-    """`module` with every rate's network as products with int8 weights (in place); its
-    state is unchanged. Returns `module`."""
-    return columns.as_columns(module, _layer)
+def quantize(module: float_model.SileroVad, activations: str = "float") -> float_model.SileroVad:
+    """`module` with every rate's network as products with int8 weights (in place),
+    taking their input as `activations` says (ACTIVATIONS); its state is unchanged.
+    Returns `module`."""
+    if activations not in ACTIVATIONS:
+        raise ValueError(f"activations={activations!r}: expected one of {', '.join(ACTIVATIONS)}")
+
+    def layer(name: str, weight: torch.Tensor, bias: torch.Tensor | None) -> nn.Module:
+        if name in {f"encoder.{i}" for i in FLOAT_ENCODER_LAYERS}:
+            return columns.FloatLinear(weight, bias)
+        if activations == "int16":
+            return DynamicInt8Linear(weight, bias)
+        _mixed_linear_kernels()
+        return Int8Linear(weight, bias)
+
+    return columns.as_columns(module, layer)

@@ -1,6 +1,6 @@
 """Silero VAD on another target gives what the x86_64 vad tool gives on the same .pte:
-probabilities within 1e-5 and identical segments (and, with --silero, silero's own
-segments).
+probabilities within --tolerance (1e-5 by default) and identical segments (and, with
+--silero, silero's own segments).
 
   --target=cortex_m55  the emulated Cortex-M55 (qemu-system-arm -M mps3-an547, run with
                        -icount shift=0): an image that streams the file from the host
@@ -44,6 +44,7 @@ def main() -> int:
     parser.add_argument("--launcher", required=True)
     parser.add_argument("--program", required=True)
     parser.add_argument("--silero", action="store_true", help="also require silero's own segments")
+    parser.add_argument("--tolerance", type=float, default=1e-5, help="largest |device - x86_64| probability")
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
     launcher = runfiles.Create().Rlocation(f"pteforge/{args.launcher}")
@@ -64,7 +65,7 @@ def main() -> int:
         instructions = f", {int(timing.group(3)) / 1e6:.2f} M instructions per chunk" if timing else ""
         print(f"{name}: {len(device_probs)} chunks, max |{args.target} - x86_64| = {difference:.2e}, "
               f"segments {device_segments}{instructions}")
-        if len(device_probs) != len(host_probs) or difference > 1e-5:
+        if len(device_probs) != len(host_probs) or difference > args.tolerance:
             print(f"  MISMATCH: probabilities differ ({len(device_probs)} vs {len(host_probs)} chunks)")
             failures += 1
         if device_segments != host_segments or not host_segments:
