@@ -1,0 +1,81 @@
+"""Every pteforge operator at sizes that reach each kernel's edges, for the Cortex-M55's
+CMSIS-NN and Helium kernels against eager PyTorch (tests/cortex_m/BUILD.bazel).
+
+Rows 1 to 6 (CMSIS-NN's int8 product takes 4 rows at a time), features that are no
+multiple of 4, 8 or 16 (the vector loops' tails), n not a multiple of 4 (the Helium
+loop's blocks of 4 weight rows), a 600-feature int16 layer (past 516, where int32 sums
+could overflow and the loop sums in int64), input scales, bias or none, ReLU or none,
+and a running total kept as shared state, so the methods are stateful as pteforge's
+programs are.
+
+  float_layers(x [r, 37]) -> [r, 8]     pteforge.linear twice (ReLU fused into the first)
+  int8_layers(x [r, 45]) -> [r, 11]     linear_dq8 (with input scales) then linear_dq16
+  wide_int16(x [r, 600]) -> [r, 6]      linear_dq16 with k = 600
+"""
+
+import torch
+from torch import nn
+from torch.export import Dim
+
+from pteforge import MultiMethodExporter, Tolerance
+from pteforge.cortex_m import ops, quantize  # noqa: F401  (ops defines torch.ops.pteforge)
+
+ROWS = Dim("rows", min=1, max=6)
+
+
+class Operators(nn.Module):
+    def __init__(self):
+        super().__init__()
+        generator = torch.Generator().manual_seed(0)
+
+        def weights(n, k):
+            return torch.randn(n, k, generator=generator) / k ** 0.5
+
+        self.first = nn.Linear(37, 13)
+        self.second = nn.Linear(13, 8, bias=False)
+        with torch.no_grad():
+            self.first.weight.copy_(weights(13, 37))
+            self.second.weight.copy_(weights(8, 13))
+        self.dq8 = quantize.DynamicLinear.from_float(weights(23, 45), torch.randn(23, generator=generator), 8)
+        self.register_buffer("dq8_input_scales", torch.rand(45, generator=generator) + 0.5)
+        self.dq16 = quantize.DynamicLinear.from_float(weights(11, 23), None, 16)
+        self.wide = quantize.DynamicLinear.from_float(weights(6, 600), torch.randn(6, generator=generator), 16)
+        self.register_buffer("total", torch.zeros(1))
+
+    def float_layers(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.second(torch.relu(self.first(x)))
+        self.total.add_(out.sum())
+        return out + self.total
+
+    def int8_layers(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = torch.ops.pteforge.linear_dq8(x, self.dq8.weight, self.dq8.weight_scales, self.dq8_input_scales,
+                                               self.dq8.bias, True)
+        out = self.dq16(hidden)
+        self.total.add_(out[0, 0])  # one addition: the same bits everywhere, unlike a sum's order
+        return out
+
+    def wide_int16(self, x: torch.Tensor) -> torch.Tensor:
+        return self.wide(x)
+
+
+def _calls(method: str, features: int, seed: int) -> list:
+    generator = torch.Generator().manual_seed(seed)
+    return [(method, (torch.randn(rows, features, generator=generator) * scale,))
+            for rows, scale in [(1, 1.0), (4, 0.01), (6, 30.0), (5, 1.0), (2, 1e3)]]
+
+
+def make_exporter(layers: str = "float") -> MultiMethodExporter:
+    """layers="float": float_layers, checked within the backend's tolerance (CMSIS-NN sums
+    in another order and fuses); "int8": the dynamically quantized ones, which must be
+    exact: their sums are integers and their float steps the same operations."""
+    exporter = MultiMethodExporter(Operators().eval(), name=f"operators_{layers}")
+    exporter.shared_state("total")
+    if layers == "float":
+        exporter.method("float_layers", (torch.randn(3, 37),), dynamic_shapes=({0: ROWS},))
+        exporter.call_sequence(_calls("float_layers", 37, 1))
+    else:
+        exporter.method("int8_layers", (torch.randn(3, 45),), dynamic_shapes=({0: ROWS},))
+        exporter.method("wide_int16", (torch.randn(3, 600),), dynamic_shapes=({0: ROWS},))
+        exporter.call_sequence(_calls("int8_layers", 45, 2) + _calls("wide_int16", 600, 3))
+        exporter.conformance_tolerance(Tolerance(atol=0.0, rtol=0.0))
+    return exporter
