@@ -1,5 +1,5 @@
 """Writes the argument kinds of every operator the ExecuTorch kernel library registers,
-as a C++ table for program_check.cc.
+and of pteforge's own (cc/kernels), as a C++ table for program_check.cc.
 
 A KernelCall's arguments are value indices; the generated kernel wrappers unbox them
 with checks that abort on a wrong kind (e.g. "EValue is not a Scalar"). With this table
@@ -63,9 +63,11 @@ def main(argv: list[str]) -> int:
 
     # Registers the dim_order_ops namespace with torch.
     import executorch.exir.passes.dim_order_ops_registry  # noqa: F401
+    # pteforge's own operators (cc/kernels, registered by the tools that link them).
+    from pteforge.cortex_m.ops import PROGRAM_OPERATORS
 
     lines = []
-    for name in sorted(portable_lib._get_operator_names()):
+    for name in sorted(set(portable_lib._get_operator_names()) | set(PROGRAM_OPERATORS)):
         namespace, _, rest = name.partition("::")
         op, _, overload = rest.partition(".")
         try:
