@@ -48,7 +48,7 @@ _causal_lm_pte = rule(
             doc = "The model folder: one directory, or its files (with config.json).",
         ),
         "max_seq_len": attr.int(default = 512, doc = "Positions in the KV cache: prompt and generated tokens."),
-        "backend": attr.string(default = "portable", values = ["portable", "xnnpack"]),
+        "backend": attr.string(default = "portable", values = ["portable", "xnnpack", "cortex_m"]),
         "quantize": attr.string(default = "none", values = ["none", "int8"]),
         "program": attr.string(mandatory = True, doc = "The output files' name: <program>.pte, ..."),
         "_exporter": attr.label(

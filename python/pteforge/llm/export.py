@@ -93,7 +93,8 @@ def export_causal_lm(
       model: a transformers causal LM in eval mode, float32, whose class supports a
         static cache (from_pretrained(local_dir) or built from a config).
       max_seq_len: positions in the KV cache: prompt plus generated tokens (>= 16).
-      backend: "portable" or "xnnpack".
+      backend: "portable", "xnnpack" or "cortex_m" (the linear layers on pteforge's
+        CMSIS-NN operators; pteforge.cortex_m).
       quantize: None, or "int8" (int8 weights per output channel, dynamically quantized
         activations; XNNPACK only). The model itself is not modified.
       tokenizer_dir: a folder with the model's tokenizer.json (and optionally
