@@ -9,6 +9,12 @@ clock counts instructions):
   the cache model     its replay (set_cache / get_cache): it has no operator CMSIS-NN
                       covers, so backend cortex_m exports the same program.
 
+And int8 against float32 on the VAD benchmark's speech (--minutes of espeak-ng speech over
+noise, speech_audio.py, the same audio as //benchmarks:vad_bench): the two CMSIS-NN
+programs' segments through the x86_64 vad tool (pteforge's reference kernels, which the
+Cortex-M55 matches within 1e-4: //tests/vad:int8_cortex_m55_test), every boundary that
+differs listed with its position and both programs' probabilities there.
+
     ./bazelw run //benchmarks:m55_bench                 # needs PTEFORGE_EXECUTORCH_SRC and
                                                         # PTEFORGE_CMSIS_NN_SRC
 
@@ -32,10 +38,11 @@ import tempfile
 from absl import app, flags
 from runfiles import runfiles
 
-from benchmarks import bench_output
+from benchmarks import bench_output, speech_audio
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("audio", "en_us_16k.wav", "A 16 kHz test file of //tests/vad:audio to stream.")
+flags.DEFINE_float("minutes", 10.0, "Minutes of speech for the int8 against float32 comparison.")
 flags.DEFINE_string("out_dir", None, "Where to write the JSON (default: benchmarks/results).")
 
 _RUNFILES = runfiles.Create()
@@ -137,6 +144,40 @@ def cache_rows() -> list[dict]:
              "stack_peak_bytes": stack_peak(output), "fit": fit(_path(f"tests/replay/{image}.fit.txt"))}]
 
 
+def vad_probabilities(program: str, audio: str) -> tuple[list[float], list[list[int]]]:
+    """Every chunk's probability and the segments (in samples), from the x86_64 vad tool."""
+    command = [_path("cc/tools/vad"), f"--model={_path(f'models/silero_vad/{program}.pte')}", "--threads=1",
+               "--probs", "--units=samples", audio]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=True)
+    lines = [line.split() for line in result.stdout.splitlines()]
+    return ([float(fields[2]) for fields in lines if fields[0] == "prob"],
+            [[int(fields[0]), int(fields[1])] for fields in lines if fields[0] != "prob"])
+
+
+def int8_against_float32(scratch: str) -> dict:
+    """The int8 CMSIS-NN program's segment boundaries against the float32 one's."""
+    audio = os.path.join(scratch, "speech.wav")
+    seconds = speech_audio.make_speech(audio, 60 * FLAGS.minutes)
+    float_probs, float_segments = vad_probabilities("silero_vad_16k_cmsis_nn", audio)
+    int8_probs, int8_segments = vad_probabilities("silero_vad_16k_int8_cmsis_nn", audio)
+    boundaries = [b for segment in float_segments for b in segment]
+    int8_boundaries = [b for segment in int8_segments for b in segment]
+    differing = []
+    if len(boundaries) == len(int8_boundaries):
+        for index, (a, b) in enumerate(zip(boundaries, int8_boundaries)):
+            if a != b:
+                chunk = min(a, b) // 512
+                differing.append({"boundary": index, "float32_sample": a, "int8_sample": b,
+                                  "chunks_apart": abs(a - b) / 512,
+                                  "probabilities_float32_int8": [[float_probs[c], int8_probs[c]]
+                                                                 for c in range(chunk, chunk + abs(a - b) // 512 + 1)
+                                                                 if c < len(float_probs)]})
+    return {"audio_seconds": seconds, "chunks": len(float_probs), "boundaries": len(boundaries),
+            "segments_float32": len(float_segments), "segments_int8": len(int8_segments),
+            "same_segment_count": len(boundaries) == len(int8_boundaries), "differing": differing,
+            "max_probability_difference": max(abs(a - b) for a, b in zip(float_probs, int8_probs))}
+
+
 def table(document: dict) -> str:
     lines = [f"Cortex-M55 (qemu-system-arm -M mps3-an547 -icount shift=0); {document['date']}",
              f"host: {document['machine']['cpu']}", "",
@@ -153,6 +194,15 @@ def table(document: dict) -> str:
     lines.append("")
     for pair in document["speedups"]:
         lines.append(f"{pair['model']}: CMSIS-NN takes {pair['ratio']:.2f}x the portable kernels' instructions")
+    check = document["int8_against_float32"]
+    lines += ["", f"int8 against float32 (CMSIS-NN programs), {check['audio_seconds'] / 60:.1f} min of speech, "
+                  f"{check['chunks']} chunks: {check['segments_int8']} against {check['segments_float32']} segments, "
+                  f"{len(check['differing'])} of {check['boundaries']} boundaries differ; max |p int8 - p float32| "
+                  f"{check['max_probability_difference']:.4f}"]
+    for d in check["differing"]:
+        lines.append(f"  boundary {d['boundary']}: float32 at sample {d['float32_sample']}, int8 at {d['int8_sample']} "
+                     f"({d['chunks_apart']:.0f} chunks); p float32 / int8: "
+                     + ", ".join(f"{a:.3f}/{b:.3f}" for a, b in d["probabilities_float32_int8"]))
     return "\n".join(lines)
 
 
@@ -172,10 +222,12 @@ def main(argv: list[str]) -> int:
     audio = _path(f"tests/vad/audio/{FLAGS.audio}")
     with tempfile.TemporaryDirectory() as scratch:
         rows = vad_rows(audio) + llm_rows(scratch) + cache_rows()
+        check = int8_against_float32(scratch)
     document = {
         "benchmark": "m55_bench", "date": datetime.datetime.now().isoformat(timespec="minutes"),
         "machine": bench_output.machine(), "audio": FLAGS.audio,
-        "command": "./bazelw run //benchmarks:m55_bench", "results": rows, "speedups": speedups(rows),
+        "command": " ".join(["./bazelw run //benchmarks:m55_bench --"] + sys.argv[1:]), "results": rows,
+        "speedups": speedups(rows), "int8_against_float32": check,
     }
     print(table(document))
     out_dir = FLAGS.out_dir or os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."), "benchmarks", "results")

@@ -24,7 +24,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -33,7 +32,7 @@ import tempfile
 from absl import app, flags
 from runfiles import runfiles
 
-from benchmarks import bench_output, engine_process
+from benchmarks import bench_output, engine_process, speech_audio
 
 FLAGS = flags.FLAGS
 flags.DEFINE_float("minutes", 10.0, "Minutes of audio to make and measure.")
@@ -61,38 +60,6 @@ def multiply_accumulates() -> int:
     encoder = 128 * 129 * 3 * 4 + 64 * 128 * 3 * 2 + 64 * 64 * 3 * 1 + 128 * 64 * 3 * 1
     lstm = 2 * 512 * 128
     return stft + encoder + lstm + 128
-
-
-def make_audio(path: str, seconds: float, seed: int = 22) -> float:
-    """Speech with pauses over pink noise, about `seconds` long; returns its length."""
-    rng = random.Random(seed)
-    with open(_path("benchmarks/sentences_en.txt"), encoding="utf-8") as f:
-        english = [line.strip() for line in f if line.strip()]
-    with open(_path("models/bergamot/corpus/sentences_pt.txt"), encoding="utf-8") as f:
-        portuguese = [line.strip() for line in f if line.strip() and len(line) < 120]
-    voices = [("en-us", english), ("en-gb", english), ("pt", portuguese)]
-    with tempfile.TemporaryDirectory() as work:
-        parts, total, i = [], 0.0, 0
-        while total < seconds - 3:
-            voice, sentences = voices[i % len(voices)]
-            raw, part = os.path.join(work, f"{i}.raw.wav"), os.path.join(work, f"{i}.wav")
-            subprocess.run(["espeak-ng", "-v", voice, "-s", str(rng.randint(140, 190)), "-w", raw,
-                            rng.choice(sentences)], check=True)
-            pause = rng.uniform(0.3, 2.5)
-            # vol 0.9: espeak-ng's loudest samples would clip after resampling.
-            subprocess.run(["sox", "-V1", "-D", raw, "-r", str(RATE), "-c", "1", "-b", "16", part, "vol", "0.9", "pad",
-                            "0", f"{pause:.3f}"], check=True)
-            total += float(subprocess.run(["soxi", "-D", part], check=True, capture_output=True, text=True).stdout)
-            parts.append(part)
-            i += 1
-        speech = os.path.join(work, "speech.wav")
-        subprocess.run(["sox", "-V1", "-D", *parts, speech, "pad", "1", "1"], check=True)
-        length = float(subprocess.run(["soxi", "-D", speech], check=True, capture_output=True, text=True).stdout)
-        noise = os.path.join(work, "noise.wav")
-        subprocess.run(["sox", "-V1", "-R", "-n", "-r", str(RATE), "-c", "1", "-b", "16", noise, "synth",
-                        f"{length:.3f}", "pinknoise", "vol", "0.03"], check=True)
-        subprocess.run(["sox", "-V1", "-D", "-m", speech, noise, "-b", "16", path], check=True)
-    return length
 
 
 def _run_python(engine: str, audio: str) -> dict:
@@ -214,7 +181,7 @@ def main(argv: list[str]) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         audio = os.path.join(scratch, "speech.wav")
         print(f"making {FLAGS.minutes:.0f} minutes of speech (espeak-ng, sox) ...", file=sys.stderr)
-        seconds = make_audio(audio, 60 * FLAGS.minutes)
+        seconds = speech_audio.make_speech(audio, 60 * FLAGS.minutes)
         runs: dict[str, list[dict]] = {}
         for engine in (JIT, ORT, XNNPACK, PORTABLE, INT8):
             print(f"{engine} x {FLAGS.repeats} ...", file=sys.stderr)

@@ -1,14 +1,17 @@
 """Entry point: python -m pteforge.export --model=package.module:factory --out=x.pte
 (installed: pteforge-export ...)
 
-See pteforge.cli for the flags.
+The flags are pteforge.cli's; --help lists them.
 """
 
 import sys
 
-from absl import app
+from absl import app, flags
 
 from pteforge import cli
+
+# --help shows the main module's flags only: make cli's this module's own.
+flags.adopt_module_key_flags(cli)
 
 
 def _run(argv: list[str]) -> None:

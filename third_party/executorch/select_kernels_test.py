@@ -1,6 +1,8 @@
 """select_kernels.py refuses what the runtime from source cannot run, with a message
-naming the program and what to do: a program with an XNNPACK delegate, and a file that
-is not a program. A portable program gets its operators registered."""
+naming the program and what to do: a program with an XNNPACK delegate, one with
+pteforge's CMSIS-NN operators outside an image on CMSIS-NN, and a file that is not a
+program. A portable program gets its operators registered, a cortex_m one on CMSIS-NN
+exactly pteforge's kernels it uses."""
 
 import os
 import subprocess
@@ -17,13 +19,13 @@ _TOOL = _RUNFILES.Rlocation("pteforge/third_party/executorch/select_kernels")
 _TREE = "pteforge/external/executorch_source/executorch/"
 
 
-def select(tmp_path, *programs):
+def select(tmp_path, *programs, cmsis_nn=False):
     tree = {name: _RUNFILES.Rlocation(_TREE + path) for name, path in [
         ("functions_yaml", "kernels/portable/functions.yaml"),
         ("quantized_yaml", "kernels/quantized/quantized.yaml"),
         ("prim_ops", "kernels/prim_ops/register_prim_ops.cpp"),
         ("templates", "codegen/templates/RegisterKernels.h"),
-    ]}
+    ] + ([("cortex_m_yaml", "backends/cortex_m/ops/operators.yaml")] if cmsis_nn else [])}
     command = [_TOOL, f"--out_dir={tmp_path}"] + [f"--{key}={value}" for key, value in tree.items()]
     command += [f"--program={program}" for program in programs]
     return subprocess.run(command, capture_output=True, text=True)
@@ -42,6 +44,19 @@ def test_a_portable_program_gets_its_operators(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "operators.txt").read_text().split() == ["aten::addmm.out"]
     assert "addmm_out" in (tmp_path / "portable" / "RegisterCodegenUnboxedKernelsEverything.cpp").read_text()
+
+
+def test_a_cortex_m_program_gets_pteforge_kernels_only_on_cmsis_nn(tmp_path):
+    program = export(tmp_path, "cortex_m")
+    refused = select(tmp_path / "plain", program)
+    assert refused.returncode == 1
+    assert "pteforge::linear.out" in refused.stderr and "cmsis_nn = True" in refused.stderr
+    result = select(tmp_path / "cmsis_nn", program, cmsis_nn=True)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "cmsis_nn" / "operators.txt").read_text().split() == ["pteforge::linear.out"]
+    registration = (tmp_path / "cmsis_nn" / "pteforge" / "register.cc").read_text()
+    assert 'Kernel("pteforge::linear.out", pteforge::kernels::LinearOut)' in registration
+    assert "LinearDq8Out" not in registration  # only what the program uses
 
 
 def test_an_xnnpack_program_is_refused(tmp_path):
