@@ -82,7 +82,8 @@ bool Unbox(KernelRuntimeContext& context, const char* op, Span<EValue*> stack, s
   if (executorch::runtime::resize_tensor(*call->out, {sizes, static_cast<size_t>(x.dim())}) != Error::Ok) {
     return Fail(context, op, "cannot resize out to the result's shape");
   }
-  const int64_t rows = k == 0 ? 0 : x.numel() / k;
+  int64_t rows = 1;
+  for (ssize_t d = 0; d + 1 < x.dim(); ++d) rows *= x.size(d);
   if (rows > INT32_MAX || k > INT32_MAX || n > INT32_MAX) return Fail(context, op, "tensor too large");
   call->shape = {static_cast<int32_t>(rows), static_cast<int32_t>(k), static_cast<int32_t>(n)};
   return true;
@@ -92,7 +93,23 @@ const float* BiasData(const LinearCall& call) {
   return call.bias != nullptr ? call.bias->const_data_ptr<float>() : nullptr;
 }
 
-bool Empty(const LinearShape& shape) { return shape.rows == 0 || shape.out_features == 0; }
+// Handles the shapes with nothing to multiply: no output (0 rows or outputs), or no input
+// features, where every output is its bias (or 0), through ReLU as the kernels would.
+// Returns true if it did.
+bool WithoutProducts(const LinearCall& call) {
+  const LinearShape& shape = call.shape;
+  if (shape.rows == 0 || shape.out_features == 0) return true;
+  if (shape.in_features != 0) return false;
+  float* out = call.out->mutable_data_ptr<float>();
+  const float* bias = BiasData(call);
+  for (int32_t r = 0; r < shape.rows; ++r) {
+    for (int32_t j = 0; j < shape.out_features; ++j) {
+      const float value = bias != nullptr ? bias[j] : 0.0f;
+      out[static_cast<size_t>(r) * shape.out_features + j] = call.relu && value < 0.0f ? 0.0f : value;
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -100,7 +117,7 @@ void LinearOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   constexpr const char* kOp = "pteforge::linear.out";
   LinearCall call;
   if (!Unbox(context, kOp, stack, /*arguments=*/4, ScalarType::Float, /*bias_at=*/2, &call)) return;
-  if (Empty(call.shape)) return;
+  if (WithoutProducts(call)) return;
   if (!LinearF32(call.shape, call.input->const_data_ptr<float>(), call.weight->const_data_ptr<float>(),
                  BiasData(call), call.relu, call.out->mutable_data_ptr<float>())) {
     Fail(context, kOp, "the kernel refused the shape");
@@ -128,7 +145,7 @@ void DynamicLinearOut(KernelRuntimeContext& context, const char* op, Span<EValue
     Fail(context, op, "input_scales must be None or a float32 tensor [k]");
     return;
   }
-  if (Empty(call.shape)) return;
+  if (WithoutProducts(call)) return;
   auto scratch = context.allocate_temp(scratch_bytes(call.shape), alignof(float));
   if (!scratch.ok()) {
     Fail(context, op, "no scratch memory for the quantized input (a larger temp allocator is needed)",
