@@ -20,9 +20,11 @@ import torch
 from torch.export.graph_signature import InputKind, OutputKind
 
 from pteforge import failures
+from pteforge.arguments import check_bounded, leaf_names
 from pteforge.errors import ExportError
 from pteforge.graph_repairs import expand_broadcast_copies
 from pteforge.dynamic_slices import dynamic_slices
+from pteforge.random_calls import method_parameters
 from pteforge.spec import clone_args
 from pteforge.written_arguments import return_written_arguments
 
@@ -88,6 +90,7 @@ def capture(
             module.forward = own_forward
         else:
             del module.forward
+    check_bounded(program, name, leaf_names(method_parameters(function), example_args))
     # torch.export returns in-place buffer updates as in-place ops; functionalizing (no
     # decompositions yet: the backend chooses those) turns them into BUFFER_MUTATION
     # outputs, which is how the state each method writes is known.

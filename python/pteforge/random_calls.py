@@ -51,9 +51,9 @@ def random_calls(methods: Sequence[MethodSpec], count: int, seed: int,
 
 
 def method_parameters(function: Callable[..., Any]) -> list[str]:
-    """The positional parameter names of a method (without self)."""
-    names = list(inspect.signature(function).parameters)
-    return names[1:] if names and names[0] == "self" else names
+    """The positional parameter names of an unbound method, without its first (self,
+    whatever its name)."""
+    return list(inspect.signature(function).parameters)[1:]
 
 
 def _draw_args(spec: MethodSpec, names: Sequence[str], generator: torch.Generator) -> tuple[Any, ...]:

@@ -9,6 +9,8 @@ import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, OutputKind
 
+from pteforge.arguments import finite_upper
+
 
 def dtype_name(dtype: torch.dtype) -> str:
     """"float32", "int64", ... (torch.float32 without "torch.")."""
@@ -27,7 +29,7 @@ def _tensor_info(value: Any, program: ExportedProgram) -> dict[str, Any]:
             shape.append({
                 "dim": str(expr),
                 "min": int(bounds.lower) if bounds is not None else None,
-                "max": int(bounds.upper) if bounds is not None and bounds.upper.is_finite else None,
+                "max": finite_upper(program, size),
             })
         else:
             shape.append(int(size))
