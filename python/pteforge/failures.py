@@ -34,6 +34,9 @@ _KNOWN = [
 ]
 
 
+_ARGUMENT_TYPE_LINE = re.compile(r"\] arg \d+ with type id \d+$")
+
+
 def explain(stage: str, error: BaseException, method: str | None = None,
             buffer: str | None = None) -> ExportError:
     """An ExportError for an unexpected exception raised by `stage`."""
@@ -47,7 +50,9 @@ def explain(stage: str, error: BaseException, method: str | None = None,
                 "otherwise simplify the method to find the operation responsible, and report it "
                 "with the model.")
     log = getattr(error, "log", "")  # what ExecuTorch's runtime printed (pteforge.runtime)
-    said = f" ExecuTorch said: {' | '.join(log.splitlines()[-5:])}" if log else ""
+    # The kernel's own reason comes first; the list of argument type ids after it says little.
+    lines = [line for line in log.splitlines() if not _ARGUMENT_TYPE_LINE.search(line)]
+    said = f" ExecuTorch said: {' | '.join(lines[-4:])}" if lines else ""
     return ExportError(
         f"{stage} failed ({type(error).__name__}: {first_line}).{said} {hint}", method=method, buffer=buffer)
 

@@ -4,7 +4,9 @@ a temporary is left alone (rewriting it miscompiles, see inplace_state.py)."""
 import torch
 from torch.export import Dim
 
-from pteforge import MultiMethodExporter, load, testing
+from pteforge import ExportError, MultiMethodExporter, inplace_state, load, testing
+
+import pytest
 
 
 class Positions(torch.nn.Module):
@@ -53,6 +55,86 @@ def test_state_index_put_is_in_place_and_correct():
     (cache,) = program.run("read", torch.zeros(4, 16, 8))
     assert torch.equal(cache[:2, 7], torch.full((2, 8), 3.0))
     assert cache[2:, 7].abs().sum() == 0 and cache[:, :7].abs().sum() == 0
+
+
+class PositionsBuffer(torch.nn.Module):
+    """ExecuTorch's extension/llm KVCache: written at the positions a buffer holds,
+    `cache[:, pos[:n]] = values`, which advance by n. With batch 1 the values reach
+    index_put without their batch dimension, a shape the in-place kernel refuses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("cache", torch.zeros(1, 8, 2, 4))
+        self.register_buffer("positions", torch.arange(0, 8))
+
+    def update(self, values: torch.Tensor) -> torch.Tensor:
+        length = values.shape[1]
+        self.cache[:, self.positions[:length]] = values
+        self.positions.add_(length)
+        return self.cache.clone()
+
+
+def _positions_exporter() -> MultiMethodExporter:
+    exporter = MultiMethodExporter(PositionsBuffer().eval()).method("update", (torch.ones(1, 3, 2, 4),))
+    return exporter.call_sequence([("update", (torch.full((1, 3, 2, 4), float(i)),)) for i in (1, 2)])
+
+
+@pytest.mark.parametrize("backend", ["portable", "xnnpack"])
+def test_values_the_in_place_kernel_cannot_take_stay_functional(backend):
+    result = _positions_exporter().export(backend=backend)  # conformance: equal to eager
+    operators = _operators(result.data)["update"]
+    assert "aten::index_put.out" in operators and "aten::index_put_" not in operators
+
+
+def test_the_in_place_kernel_forced_on_them_fails_with_its_own_reason(monkeypatch):
+    # What the check above prevents, and what a kernel failure at conformance says.
+    monkeypatch.setattr(inplace_state, "_kernel_takes", lambda node: True)
+    with pytest.raises(ExportError, match=r"ExecuTorch said: .*Special case in-place index_put requires values"):
+        _positions_exporter().export()
+
+
+class ReturnedUpdate(torch.nn.Module):
+    """Returns an index_put of the state, then changes the state otherwise: the
+    returned value is not what the buffer keeps, so it must not be written in place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("state", torch.zeros(6, 4))
+
+    def step(self, rows: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        updated = self.state.index_put((rows,), values)
+        self.state.add_(1)
+        return updated
+
+
+def test_the_decision_follows_the_order_the_method_runs_in():
+    # XNNPACK may place a delegated update of the state before an index_put that
+    # reads the old state; the index_put is then the buffer's last reader, yet not
+    # the value the buffer keeps. Simulated on the edge program: the add moved first.
+    from pteforge import lowering
+
+    programs = {"step": torch.export.export(_as_forward(ReturnedUpdate(), "step"),
+                                            (torch.tensor([1, 3]), torch.ones(2, 4))).run_decompositions({})}
+    edge = lowering.to_edge_and_lower(programs, {}, "portable", ["state"]).exported_program("step")
+    nodes = list(edge.graph.nodes)
+    index_put = next(n for n in nodes if "index_put" in str(n.target))
+    add = next(n for n in nodes if "aten.add" in str(n.target))
+    index_put.prepend(add)
+    assert inplace_state.update_state_in_place(edge) == 0
+    assert "index_put_" not in str(index_put.target)
+
+
+def _as_forward(module: torch.nn.Module, method: str) -> torch.nn.Module:
+    module.forward = getattr(module, method)
+    return module.eval()
+
+
+@pytest.mark.parametrize("backend", ["portable", "xnnpack"])
+def test_an_update_the_buffer_does_not_keep_stays_functional(backend):
+    exporter = MultiMethodExporter(ReturnedUpdate().eval()).method("step", (torch.tensor([1, 3]), torch.ones(2, 4)))
+    result = exporter.export(backend=backend)
+    assert "aten::index_put_" not in _operators(result.data)["step"]
+    exporter.check(result, exporter.random_calls(4, seed=0))
 
 
 if __name__ == "__main__":

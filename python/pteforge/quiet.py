@@ -149,12 +149,17 @@ def captured_stderr() -> Iterator[CapturedStderr]:
     _capture_file.seek(0)
     _capture_file.truncate()
     _capture_depth += 1
+    # ExecuTorch's Python runtime prints its log through Python's sys.stderr when it has
+    # one, straight to fd 2 otherwise: both are kept (held_back() makes sys.stderr a
+    # buffer of its own, which would swallow the log).
+    through_python = io.StringIO()
     try:
         os.dup2(_capture_file.fileno(), 2)
-        yield captured
+        with contextlib.redirect_stderr(through_python):
+            yield captured
     finally:
         _capture_depth -= 1
         os.dup2(saved, 2)
         os.close(saved)
         _capture_file.seek(0)
-        captured.text = _capture_file.read().decode("utf-8", errors="replace")
+        captured.text = through_python.getvalue() + _capture_file.read().decode("utf-8", errors="replace")
