@@ -37,7 +37,6 @@ from pteforge.verify import check_state_placement
 from pteforge.spec import (
     BACKENDS,
     DEFAULT_TOLERANCE,
-    GENERATED_METHODS,
     GET_STATE_METHOD,
     RESET_STATE_METHOD,
     Backend,
@@ -45,6 +44,7 @@ from pteforge.spec import (
     MethodSpec,
     Tolerance,
     as_calls,
+    generated_method_names,
 )
 
 _log = logging.getLogger("pteforge")
@@ -204,8 +204,8 @@ class MultiMethodExporter:
     def _check_new_name(self, name: str, kind: str) -> None:
         if not isinstance(name, str) or not name.isidentifier():
             raise ExportError(f"{kind} name {name!r} is not a valid identifier")
-        if name in GENERATED_METHODS or name == metadata.METADATA_METHOD:
-            raise ExportError(f"{kind} name '{name}' is reserved for the method pteforge generates; rename yours")
+        if name == metadata.METADATA_METHOD:
+            raise ExportError(f"{kind} name '{name}' is reserved for the metadata pteforge stores; rename yours")
         if name in self._methods or name in self._constants:
             raise ExportError(f"{kind} name '{name}' is already registered")
 
@@ -275,17 +275,17 @@ class MultiMethodExporter:
                 _log.warning("shared state '%s' is not used by any method", buffer.name)
 
         generated: dict[str, CapturedMethod] = {}
+        generated_names = generated_method_names({*self._methods, *self._constants})
         if state:
-            with timer.stage("generate reset_state and get_state"):
-                generated[RESET_STATE_METHOD] = capture(
-                    self.module, RESET_STATE_METHOD, state_lib.make_reset_state(state), ())
-                generated[GET_STATE_METHOD] = capture(
-                    self.module, GET_STATE_METHOD, state_lib.make_get_state(state), ())
+            reset_state, get_state = generated_names[RESET_STATE_METHOD], generated_names[GET_STATE_METHOD]
+            with timer.stage(f"generate {reset_state} and {get_state}"):
+                generated[reset_state] = capture(self.module, reset_state, state_lib.make_reset_state(state), ())
+                generated[get_state] = capture(self.module, get_state, state_lib.make_get_state(state), ())
 
         programs = {name: c.program for name, c in {**captured, **generated}.items()}
         constants = dict(self._constants)
         signatures = {name: method_signature(c.program, c.written_args) for name, c in captured.items()}
-        constants[metadata.METADATA_METHOD] = metadata.encode(signatures, state, list(self._constants))
+        constants[metadata.METADATA_METHOD] = metadata.encode(signatures, state, list(self._constants), generated_names)
         state_names = [buffer.name for buffer in state]
         with timer.stage(f"to_edge and lowering ({backend})"):
             try:

@@ -104,7 +104,7 @@ def test_report_describes_methods_state_memory_and_conformance(cache_program):
     assert rows_input["dtype"] == "float32"
     rows, width = rows_input["shape"]
     assert (rows["min"], rows["max"], width) == (1, 4, 8)
-    assert report["methods"]["get"]["outputs"] == [{"dtype": "float32", "shape": [4, 8]}]
+    assert report["methods"]["get"]["outputs"] == [{"dtype": "float32", "shape": [4, 8], "name": ""}]
     cache, calls = report["state"]
     assert (cache["name"], cache["shared"], cache["bytes"], cache["memory_id"]) == ("cache", True, 128, 2)
     assert cache["methods"] == ["set", "get", "accumulate"]
@@ -153,10 +153,37 @@ def test_xnnpack_delegates_and_keeps_shared_state():
     assert torch.equal(got, torch.full((4, 8), 3.0))
 
 
+class OwnGetState(torch.nn.Module):
+    """ExecuTorch's test model ModuleSharedState names its methods get_state and set_state."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("state", torch.zeros(3))
+
+    def get_state(self):
+        return self.state.clone()
+
+    def set_state(self, value):
+        self.state.copy_(value)
+        return self.state + 1
+
+
+def test_methods_named_like_the_generated_ones_keep_their_names():
+    exporter = MultiMethodExporter(OwnGetState().eval()).shared_state("state")
+    exporter.method("get_state", ()).method("set_state", (torch.ones(3),))
+    result = exporter.export()
+    program = load(result.data)
+    assert program.metadata.get_state == "pteforge_get_state"
+    program.run("set_state", torch.full((3,), 2.0))
+    (got,) = program.run("get_state")
+    assert torch.equal(got, torch.full((3,), 2.0))
+    assert torch.equal(program.state()["state"], torch.full((3,), 2.0))
+
+
 @pytest.mark.parametrize("build, message", [
     (lambda e: e.method("nope", (torch.ones(1),)), "has no method 'nope'. Its own methods are: accumulate, get, set"),
     (lambda e: e.method("get", torch.ones(4, 8)), "example_args must be a tuple"),
-    (lambda e: e.method("reset_state", (torch.ones(1),)), "reserved"),
+    (lambda e: e.method("pteforge_metadata", (torch.ones(1),)), "reserved"),
     (lambda e: e.method("get", (torch.ones(4, 8),)).constant("get", 1), "already registered"),
     (lambda e: e.constant("x", object()), "unsupported type object"),
     (lambda e: e.method("get", (torch.ones(4, 8),)).export(backend="gpu"), "unknown backend 'gpu'"),

@@ -73,7 +73,8 @@ class Metadata:
 
 
 def encode(
-    user_methods: Mapping[str, Mapping[str, Any]], state: Sequence, constants: Sequence[str]
+    user_methods: Mapping[str, Mapping[str, Any]], state: Sequence, constants: Sequence[str],
+    generated: Mapping[str, str] | None = None,
 ) -> str:
     """Metadata text for a program.
 
@@ -82,13 +83,16 @@ def encode(
         signature (pteforge.signature.method_signature), including "writes".
       state: StateBuffer objects, in get_state order.
       constants: names of the user's constant methods.
+      generated: the names the generated methods have in this program
+        (pteforge.spec.generated_method_names), by role; default the usual ones.
     """
+    generated = generated or {RESET_STATE_METHOD: RESET_STATE_METHOD, GET_STATE_METHOD: GET_STATE_METHOD}
     lines = [HEADER]
     lines += [f"method {name}" for name in user_methods]
     lines += [f"constant {name}" for name in constants]
     if state:
-        lines.append(f"reset_state {RESET_STATE_METHOD}")
-        lines.append(f"get_state {GET_STATE_METHOD}")
+        lines.append(f"reset_state {generated[RESET_STATE_METHOD]}")
+        lines.append(f"get_state {generated[GET_STATE_METHOD]}")
     for buffer in state:
         dtype = str(buffer.initial.dtype).removeprefix("torch.")
         shape = ",".join(str(size) for size in buffer.initial.shape)

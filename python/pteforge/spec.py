@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Collection, Literal, Mapping, Sequence
 
 import torch
+import torch.utils._pytree as pytree
 
 # portable: ExecuTorch's CPU kernels; xnnpack: what XNNPACK takes delegated to it;
 # cortex_m: linear layers on pteforge's CMSIS-NN operators (pteforge.cortex_m), the
@@ -13,10 +14,25 @@ import torch
 Backend = Literal["portable", "xnnpack", "cortex_m"]
 BACKENDS: tuple[Backend, ...] = ("portable", "xnnpack", "cortex_m")
 
-# Methods pteforge adds to every program; user methods cannot take these names.
+# Methods pteforge adds to every program with state, by role. A program whose own
+# methods take these names (ExecuTorch's test model ModuleSharedState has a get_state)
+# gets its generated ones under other names; the metadata says which (pteforge.metadata).
 RESET_STATE_METHOD = "reset_state"
 GET_STATE_METHOD = "get_state"
 GENERATED_METHODS = (RESET_STATE_METHOD, GET_STATE_METHOD)
+
+
+def generated_method_names(taken: Collection[str]) -> dict[str, str]:
+    """Role -> the generated method's name in a program whose other methods are `taken`:
+    the role's own name if free, else "pteforge_<role>" (with a number if that is taken too)."""
+    names = {}
+    for role in GENERATED_METHODS:
+        name, number = role, 1
+        while name in taken:
+            name = f"pteforge_{role}" + (f"_{number}" if number > 1 else "")
+            number += 1
+        names[role] = name
+    return names
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,5 +99,6 @@ def as_calls(sequence: Sequence[Call | tuple[str, Sequence[Any]]]) -> tuple[Call
 
 
 def clone_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Deep-copies the tensors among `args` so a call cannot change the caller's values."""
-    return tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+    """Copies `args` with every tensor cloned, also inside tuples, lists and dicts (a
+    copy of the containers too), so a call cannot change the caller's values."""
+    return tuple(pytree.tree_map(lambda a: a.clone() if isinstance(a, torch.Tensor) else a, a) for a in args)
