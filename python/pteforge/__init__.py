@@ -14,6 +14,12 @@ module (e.g. pteforge.quiet) does not import torch and executorch.
 
 import importlib
 
+from pteforge import quiet as _quiet
+
+# torch and torchao log a few lines when first imported (by whichever pteforge module
+# needs them); a program using pteforge prints only pteforge's own (--verbose shows all).
+_quiet.hold_back_import_noise()
+
 _EXPORTS = {
     "Call": "pteforge.spec",
     "ExportError": "pteforge.errors",

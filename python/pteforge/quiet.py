@@ -68,6 +68,27 @@ def quiet_dependencies() -> None:
     warnings.filterwarnings("ignore", message="Mutation on a buffer in the model is detected")
 
 
+class _KnownImportNoise(logging.Filter):
+    """Drops the log records torch and torchao emit when they are imported (named in
+    quiet_dependencies), unless verbose."""
+
+    _MESSAGES = ("Failed to load ", "is an Enum subclass and is now natively supported")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return _verbose or not any(text in str(record.msg) for text in self._MESSAGES)
+
+
+def hold_back_import_noise() -> None:
+    """For programs that use pteforge as a library (the CLIs call quiet_dependencies):
+    the import-time lines of torchao and torch are dropped, unless verbose, wherever
+    they are first imported. Only those records: nothing else of the program's
+    logging or warnings changes."""
+    for name in ("torchao", "torch.utils._pytree"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _KnownImportNoise) for f in logger.filters):
+            logger.addFilter(_KnownImportNoise())
+
+
 class _OnlyPteforge(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         return record.name == "pteforge" or record.name.startswith("pteforge.")
