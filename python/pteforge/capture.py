@@ -99,6 +99,7 @@ def capture(
         program = program.run_decompositions({})
     except Exception as error:
         raise failures.explain("functionalizing the traced method (run_decompositions)", error, method=name) from error
+    _check_no_parameter_written(program, name)
     written_args = return_written_arguments(program, name)
     signature = program.graph_signature
     reads = {
@@ -115,7 +116,7 @@ def capture(
         if w not in side_effects:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if side_effects:
-        _check_no_buffer_replaced(module, name, function, example_args, writes)
+        _check_side_effects(module, name, function, example_args, writes)
     return CapturedMethod(name, program, frozenset(reads | writes), frozenset(writes), written_args)
 
 
@@ -139,19 +140,49 @@ def _check_argument_names(method: str, signature, buffers: set[str]) -> None:
 _BUFFER_SIDE_EFFECT = "side effects happened in the model.forward"
 
 
-def _check_no_buffer_replaced(module: torch.nn.Module, method: str, function: Callable[..., Any],
-                              example_args: tuple[Any, ...], writes: set[str]) -> None:
-    """Refuses a method that assigns a new tensor to a buffer (`self.h = self.h * 0.5 + x`):
-    torch.export keeps only in-place writes, so the update would silently be lost. Which
-    buffer is found by one eager call on a copy of the module: `+=` keeps the buffer's
-    tensor, an assignment replaces it."""
+def _check_no_parameter_written(program: torch.export.ExportedProgram, method: str) -> None:
+    """Refuses a method that changes a parameter in place (`self.w.add_(x)` under no_grad):
+    parameters are constants of the program, so the change would be lost."""
+    for spec in program.graph_signature.output_specs:
+        if spec.kind == OutputKind.PARAMETER_MUTATION:
+            raise ExportError(
+                f"changes the parameter '{spec.target}' in place. Parameters are constants of the "
+                "program, so the change would be lost. Keep a value that changes in a buffer: "
+                f"register it with self.register_buffer(...) instead of nn.Parameter (and declare it "
+                "shared state if other methods use it).",
+                method=method,
+            )
+
+
+def _check_side_effects(module: torch.nn.Module, method: str, function: Callable[..., Any],
+                        example_args: tuple[Any, ...], writes: set[str]) -> None:
+    """Refuses what torch.export reported as a side effect it dropped, naming it:
+    - a new tensor assigned to a buffer (`self.h = self.h * 0.5 + x`): torch.export
+      keeps only in-place writes, so the update would silently be lost;
+    - a plain Python attribute changed (`self.calls += 1`): its value at trace time is
+      baked into the graph, so the program would never see it change.
+    Which one is found by one eager call on a copy of the module: `+=` keeps a buffer's
+    tensor, an assignment replaces it; an attribute's value is compared."""
     trial = copy.deepcopy(module)
     before = dict(trial.named_buffers())
+    attributes = _plain_attributes(trial)
     try:
         with torch.no_grad():
             function(trial, *clone_args(example_args))
     except Exception:  # noqa: BLE001 (the trial only names the buffer; export went through)
         return
+    # Only attributes that existed before the call: one set on first use (a lazy
+    # initialization) says nothing about later calls.
+    for attribute, value in _plain_attributes(trial).items():
+        if attribute in attributes and attributes[attribute] != value:
+            raise ExportError(
+                f"changes the Python attribute `self.{attribute}` ({attributes[attribute]!r} -> {value!r}). torch.export "
+                "bakes its value at export time into the program, which would never see it change. "
+                "Keep it in a buffer and update it in place, e.g. "
+                f"self.register_buffer('{attribute.rpartition('.')[2]}', torch.tensor(0)) and "
+                f"self.{attribute}.add_(1).",
+                method=method,
+            )
     for buffer_name, tensor in trial.named_buffers():
         if buffer_name in before and tensor is not before[buffer_name] and buffer_name not in writes:
             raise ExportError(
@@ -161,6 +192,31 @@ def _check_no_buffer_replaced(module: torch.nn.Module, method: str, function: Ca
                 method=method,
                 buffer=buffer_name,
             )
+
+
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def _plain_attributes(module: torch.nn.Module) -> dict[str, Any]:
+    """Every submodule's attributes holding plain Python values (numbers, strings, and
+    tuples, lists and dicts of them), by qualified name, copied."""
+    found = {}
+    for prefix, submodule in module.named_modules():
+        for attribute, value in vars(submodule).items():
+            if attribute.startswith("__") or attribute == "training" or not _is_plain(value):
+                continue
+            found[f"{prefix}.{attribute}" if prefix else attribute] = copy.deepcopy(value)
+    return found
+
+
+def _is_plain(value: Any) -> bool:
+    if isinstance(value, _PLAIN):
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(_is_plain(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, _PLAIN) and _is_plain(item) for key, item in value.items())
+    return False
 
 
 _SPECIALIZED = re.compile(r"You marked (\w+) as dynamic but your code specialized it to be a constant \((\d+)\)")

@@ -52,6 +52,68 @@ def test_a_method_mutating_its_input_updates_the_callers_tensor():
     assert torch.equal(out, torch.tensor([4.0, 12.0]))
 
 
+class _CountsInAnAttribute(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self.scale = torch.nn.Linear(3, 3)
+
+    def step(self, x):
+        self.calls += 1
+        return self.scale(x) * self.calls
+
+
+class _TrainsAParameter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bias = torch.nn.Parameter(torch.zeros(3))
+
+    def step(self, x):
+        with torch.no_grad():
+            self.bias.add_(x)
+        return self.bias * 2
+
+
+@pytest.mark.parametrize("module, message", [
+    (_CountsInAnAttribute, r"^method 'step': changes the Python attribute `self.calls` \(0 -> 1\)\. .*"
+                           r"self.register_buffer\('calls', torch.tensor\(0\)\)"),
+    (_TrainsAParameter, r"^method 'step': changes the parameter 'bias' in place\. .*register_buffer"),
+])
+@pytest.mark.parametrize("backend", ["portable", "xnnpack"])
+def test_state_outside_buffers_is_refused_at_capture_naming_it(module, message, backend, monkeypatch):
+    from pteforge import lowering
+
+    def never(*args, **kwargs):
+        raise AssertionError("refused only after lowering began")
+
+    monkeypatch.setattr(lowering, "to_edge_and_lower", never)
+    exporter = MultiMethodExporter(module().eval()).method("step", (torch.ones(3),))
+    with pytest.raises(ExportError, match=message):
+        exporter.export(backend=backend)
+
+
+class _Accumulates(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(4))
+
+    def add(self, rows):
+        self.total.add_(rows.sum(0))
+        return self.total.clone()
+
+
+@pytest.mark.parametrize("dim", [Dim("rows"), Dim.DYNAMIC], ids=["Dim without max", "Dim.DYNAMIC"])
+def test_a_dynamic_size_without_upper_bound_is_refused_naming_it(dim):
+    exporter = MultiMethodExporter(_Accumulates().eval()).shared_state("total")
+    exporter.method("add", (torch.ones(3, 4),), dynamic_shapes=({0: dim},))
+    with pytest.raises(ExportError, match=r"^method 'add': dimension 0 of argument 'rows' is dynamic with no upper "
+                                          r"bound.*Dim\(\"n\", max=N\)"):
+        exporter.export()
+    exporter = MultiMethodExporter(_Accumulates().eval()).shared_state("total")
+    exporter.method("add", (torch.ones(3, 4),), dynamic_shapes=({0: Dim("rows", max=8)},))
+    exporter.export()  # with a maximum it exports
+
+
 class _SetByName(torch.nn.Module):
     def __init__(self):
         super().__init__()
