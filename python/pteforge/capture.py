@@ -22,7 +22,7 @@ from torch.export.graph_signature import InputKind, OutputKind
 from pteforge import failures
 from pteforge.arguments import check_bounded, leaf_names
 from pteforge.errors import ExportError
-from pteforge.graph_repairs import expand_broadcast_copies
+from pteforge.graph_repairs import decompose_outside_core, expand_broadcast_copies
 from pteforge.dynamic_slices import dynamic_slices
 from pteforge.random_calls import method_parameters
 from pteforge.spec import clone_args
@@ -84,7 +84,7 @@ def capture(
                 module, example_args, dynamic_shapes=dynamic_shapes, strict=True
             )
     except Exception as error:  # torch raises many types; each becomes an ExportError.
-        raise _explain(name, error) from error
+        raise (_branch_writes(module, name, error) or _explain(name, error)) from error
     finally:
         if had_own_forward:
             module.forward = own_forward
@@ -96,7 +96,7 @@ def capture(
     # outputs, which is how the state each method writes is known.
     expand_broadcast_copies(program)
     try:
-        program = program.run_decompositions({})
+        program = decompose_outside_core(program.run_decompositions({}))
     except Exception as error:
         raise failures.explain("functionalizing the traced method (run_decompositions)", error, method=name) from error
     _check_no_parameter_written(program, name)
@@ -217,6 +217,30 @@ def _is_plain(value: Any) -> bool:
     if isinstance(value, dict):
         return all(isinstance(key, _PLAIN) and _is_plain(item) for key, item in value.items())
     return False
+
+
+# Dynamo refusing a torch.cond / torch.while_loop body that writes a buffer or input,
+# naming the value as a mangled local: "Input mutation detected at [l__self____export_root_sub_n]".
+_BRANCH_MUTATION = re.compile(r"Input mutation detected at \[(?:l__self____export_root_)?(\w+)\]")
+
+
+def _branch_writes(module: torch.nn.Module, method: str, error: Exception) -> ExportError | None:
+    """The refusal of a control-flow branch (torch.cond) that writes state, naming the
+    buffer and the line; None for other failures."""
+    match = _BRANCH_MUTATION.search(str(error))
+    if match is None:
+        return None
+    mangled = match.group(1)
+    names = [buffer for buffer, _ in module.named_buffers() if buffer.replace(".", "_") == mangled]
+    what = f"the buffer '{names[0]}'" if names else f"'{mangled}'"
+    where = _user_code_location(str(error))
+    return ExportError(
+        f"a branch of torch.cond{f' (at {where})' if where else ''} writes {what}. torch.cond's branches "
+        "cannot change state or arguments. Return the new value from both branches instead (as operands, "
+        "a branch returning one unchanged as a clone) and write it after the cond: new = torch.cond(pred, "
+        "lambda acc, x: acc + x, lambda acc, x: acc.clone(), (self.acc, x)); self.acc.copy_(new).",
+        method=method, buffer=names[0] if names else None,
+    )
 
 
 _SPECIALIZED = re.compile(r"You marked (\w+) as dynamic but your code specialized it to be a constant \((\d+)\)")
