@@ -5,8 +5,10 @@
 namespace pteforge {
 namespace {
 
-// Format 2 adds `writes` lines; format 1 programs (none) are still read.
-constexpr std::string_view kHeader = "pteforge-metadata 2";
+// Format 3 adds `name`, `in_spec` and `out_spec` lines, format 2 `writes` lines;
+// programs of formats 1 and 2 are still read.
+constexpr std::string_view kHeader = "pteforge-metadata 3";
+constexpr std::string_view kHeaderFormat2 = "pteforge-metadata 2";
 constexpr std::string_view kHeaderFormat1 = "pteforge-metadata 1";
 
 // Splits as std::getline with `separator` would, without iostreams (whose locale
@@ -22,6 +24,17 @@ std::vector<std::string> Split(std::string_view text, char separator) {
     start = end + 1;
   }
   return fields;
+}
+
+// What follows the `count`-th space of `line` (a field that may hold spaces), or "".
+std::string Rest(const std::string& line, size_t count) {
+  size_t start = 0;
+  for (size_t i = 0; i < count; ++i) {
+    start = line.find(' ', start);
+    if (start == std::string::npos) return "";
+    ++start;
+  }
+  return line.substr(start);
 }
 
 bool ParseSize(const std::string& text, int64_t* size) {
@@ -56,9 +69,9 @@ bool ParseShape(const std::string& text, std::vector<int64_t>* min_sizes, std::v
 StatusOr<Metadata> ParseMetadata(std::string_view text) {
   std::vector<std::string> lines = Split(text, '\n');
   std::string line = lines.empty() ? "" : lines[0];
-  if (line != kHeader && line != kHeaderFormat1) {
+  if (line != kHeader && line != kHeaderFormat2 && line != kHeaderFormat1) {
     return Failure(Error::NotSupported,
-                   "the program's metadata is not pteforge metadata format 1 or 2 (first line '%s'); "
+                   "the program's metadata is not pteforge metadata format 1, 2 or 3 (first line '%s'); "
                    "re-export the model with this pteforge version",
                    line.c_str());
   }
@@ -96,6 +109,14 @@ StatusOr<Metadata> ParseMetadata(std::string_view text) {
       int64_t index;
       ok = ParseSize(fields[2], &index);
       if (ok) metadata.writes.push_back(WrittenInput{fields[1], static_cast<size_t>(index)});
+    } else if (fields.size() >= 5 && kind == "name") {
+      int64_t index;
+      ValueName entry{fields[1], fields[2] == "output", 0, Rest(line, 4)};
+      ok = (fields[2] == "input" || fields[2] == "output") && ParseSize(fields[3], &index) && !entry.name.empty();
+      entry.index = static_cast<size_t>(index);
+      if (ok) metadata.names.push_back(std::move(entry));
+    } else if (fields.size() >= 3 && (kind == "in_spec" || kind == "out_spec")) {
+      ok = !fields[1].empty();  // a torch.utils._pytree treespec, which only Python reads
     } else {
       ok = false;
     }
@@ -120,6 +141,13 @@ const InputEntry* Metadata::FindInput(const std::string& method, size_t index) c
     if (entry.method == method && entry.index == index) return &entry;
   }
   return nullptr;
+}
+
+std::string Metadata::Name(const std::string& method, bool output, size_t index) const {
+  for (const auto& entry : names) {
+    if (entry.method == method && entry.output == output && entry.index == index) return entry.name;
+  }
+  return "";
 }
 
 }  // namespace pteforge

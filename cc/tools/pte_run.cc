@@ -4,11 +4,17 @@
 //   pte_run --model=stateful.pte --call='set_cache(full(2)[3,8])' --call='get_cache(zeros[4,8])'
 //   pte_run --model=stateful.pte --calls=session.txt --etdump=profile.etdp --threads=2
 //
-// The call language is described in cc/cli/calls.h. Exit status: 0 on success, 1 when
-// the model or a call fails, 2 for bad flags.
+// The call language is described in cc/cli/calls.h: a call gives the method's flat
+// inputs (the leaves of tuple, list and dict arguments, in the order --list shows).
+// Each output and written input is printed with its name when the program's metadata
+// gives one: its path in the method's arguments or result (`input 1 pair[1] (written)`,
+// `output 0 ['h']`). Exit status: 0 on success, 1 when the model or a call fails, 2 for
+// bad flags.
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <variant>
 
 #include "cc/cli/calls.h"
 #include "cc/cli/describe.h"
@@ -16,6 +22,7 @@
 #include "cc/cli/flags.h"
 #include "cc/cli/profile.h"
 #include "cc/cli/format.h"
+#include "cc/runtime/metadata.h"
 #include "cc/runtime/session.h"
 #include "cc/runtime/threads.h"
 
@@ -44,6 +51,22 @@ StatusOr<std::vector<Call>> CollectCalls(const Flags& flags) {
     calls.push_back(std::move(call.value()));
   }
   return calls;
+}
+
+// The program's pteforge metadata, for the names of flat inputs and outputs; empty for a
+// program without it (the Session has already refused malformed metadata).
+Metadata ReadMetadata(Session& session) {
+  auto outputs = session.Execute(kMetadataMethod, {});
+  const std::string* text =
+      outputs.ok() && outputs->size() == 1 ? std::get_if<std::string>(&outputs->at(0)) : nullptr;
+  auto metadata = text != nullptr ? ParseMetadata(*text) : StatusOr<Metadata>(Metadata());
+  return metadata.ok() ? std::move(metadata.value()) : Metadata();
+}
+
+// " xs[1]" for a named value, "" otherwise.
+std::string NameSuffix(const Metadata& metadata, const std::string& method, bool output, size_t index) {
+  std::string name = metadata.Name(method, output, index);
+  return name.empty() ? name : " " + name;
 }
 
 int Main(int argc, char** argv) {
@@ -93,6 +116,7 @@ int Main(int argc, char** argv) {
   if (!session.ok()) return Fail(session.status(), 1);
 
   if (flags.IsSet("list")) std::printf("%s", DescribeSession(*session.value()).c_str());
+  const Metadata metadata = ReadMetadata(*session.value());
   int index = 0;
   for (const Call& call : calls.value()) {
     ++index;
@@ -105,11 +129,13 @@ int Main(int argc, char** argv) {
     }
     std::printf("[%d] %s\n", index, call.text.c_str());
     for (size_t i = 0; i < outputs->size(); ++i) {
-      std::printf("    output %zu: %s\n", i, FormatValue(outputs->at(i), max_print.value()).c_str());
+      std::printf("    output %zu%s: %s\n", i, NameSuffix(metadata, call.method, true, i).c_str(),
+                  FormatValue(outputs->at(i), max_print.value()).c_str());
     }
     auto signature = session.value()->Signature(call.method);
     for (size_t input : signature.ok() ? signature->written_inputs : std::vector<size_t>()) {
-      std::printf("    input %zu (written): %s\n", input, FormatValue(args[input], max_print.value()).c_str());
+      std::printf("    input %zu%s (written): %s\n", input, NameSuffix(metadata, call.method, false, input).c_str(),
+                  FormatValue(args[input], max_print.value()).c_str());
     }
   }
   if (flags.IsSet("etdump")) {

@@ -38,6 +38,13 @@ def leaf_names(parameters: Sequence[str], example_args: Sequence[Any]) -> list[s
     return names
 
 
+def output_leaf_names(out_spec: pytree.TreeSpec) -> list[str]:
+    """The path of each flat output of a method within what it returns: `[0]`, `['h']`,
+    `[1]['k']`; "" for a method returning one tensor (the whole value)."""
+    paths, _ = pytree.tree_flatten_with_path(pytree.tree_unflatten(list(range(out_spec.num_leaves)), out_spec))
+    return ["".join(_key_text(key) for key in path) for path, _ in paths]
+
+
 def _key_text(key: Any) -> str:
     if isinstance(key, pytree.SequenceKey):
         return f"[{key.idx}]"

@@ -6,6 +6,10 @@ loaders do). After every call, every output, every tensor argument (those the me
 writes in place, and that the others are unchanged) and every state buffer must match
 within the tolerance. The first mismatch fails the export, naming the call and the
 value.
+
+Arguments and results may be tuples, lists and dicts of tensors: eager PyTorch gets the
+arguments as given, the runtime their leaves (the program's flat inputs), and values are
+compared leaf by leaf, named by their paths (`xs[1]`, `['h']`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pteforge import failures
 from pteforge.errors import ExportError
 from pteforge.replay import ReplayRecorder
 from pteforge.runtime import LoadedProgram
+from pteforge.signature import dumps_spec
 from pteforge.spec import Call, Tolerance, clone_args
 from pteforge.state import StateBuffer, state_values
 
@@ -123,36 +128,52 @@ def check_conformance(
                 method=call.method,
             ) from error
         want_leaves = pytree.tree_leaves(want)
+        try:
+            flat_args = runtime.flatten(call.method, *args)  # as eager left them
+            flat_before = runtime.flatten(call.method, *call.args)
+        except TypeError as error:
+            raise ExportError(f"{label}: {error}", method=call.method) from error
         if recorder is not None:
-            recorder.call(call)
+            recorder.call(call, flat_before)
             recorder.outputs(call.method, want_leaves)
         runtime_args = clone_args(call.args)
         try:
             got = runtime.run(call.method, *runtime_args)
         except Exception as error:
             raise failures.explain(f"{label} on ExecuTorch's runtime", error, method=call.method) from error
+        flat_runtime_args = runtime.flatten(call.method, *runtime_args)  # as the runtime left them
         if len(got) != len(want_leaves):
             raise ExportError(
                 f"{label}: eager returns {len(want_leaves)} values, the runtime {len(got)}",
                 method=call.method,
             )
         for position, (w, g) in enumerate(zip(want_leaves, got)):
-            comparer.check(w, g, f"{label}: output {position}", call.method)
-        # The arguments the method writes in place, as eager PyTorch left them.
+            comparer.check(w, g, f"{label}: output {_named(runtime, call.method, 'output', position)}", call.method)
+        stored = runtime.metadata.out_specs.get(call.method) if runtime.metadata else None
+        given = dumps_spec(pytree.tree_structure(want))
+        if stored is not None and given is not None and given != stored:
+            raise ExportError(
+                f"{label}: eager returns a {type(want).__name__} structured differently from what the "
+                "traced method returns, so pteforge.load(...).call would not give eager's structure",
+                method=call.method,
+            )
+        # The arguments the method writes in place, as eager PyTorch left them (flat inputs).
         written = runtime.written_args(call.method)
         for position in written:
-            comparer.check(args[position], runtime_args[position], f"{label}: argument {position} (written by the "
+            comparer.check(flat_args[position], flat_runtime_args[position],
+                           f"{label}: argument {_named(runtime, call.method, 'input', position)} (written by the "
                            "method)", call.method)
-        for position, (before, after) in enumerate(zip(call.args, args)):
+        for position, (before, after) in enumerate(zip(flat_before, flat_args)):
             if position not in written and isinstance(before, torch.Tensor) and not _unchanged(before, after):
                 raise ExportError(
-                    f"{label}: eager PyTorch changes argument {position} in place, but the traced method does "
-                    "not write it (a write torch.export did not see, e.g. through .data or numpy); write it "
-                    "with tensor operations, or return the new value as an output",
+                    f"{label}: eager PyTorch changes argument {_named(runtime, call.method, 'input', position)} "
+                    "in place, but the traced method does not write it (a write torch.export did not see, e.g. "
+                    "through .data or numpy); write it with tensor operations, or return the new value as an "
+                    "output",
                     method=call.method,
                 )
         if recorder is not None:
-            recorder.written(call.method, [(position, args[position]) for position in written])
+            recorder.written(call.method, [(position, flat_args[position]) for position in written])
         after = state_values(eager, state)
         _check_state(comparer, after, runtime, f"after {label}")
         if recorder is not None:
@@ -163,6 +184,13 @@ def check_conformance(
         max_abs_error=comparer.max_abs_error,
         tolerance=tolerance,
     )
+
+
+def _named(runtime: LoadedProgram, method: str, kind: str, index: int) -> str:
+    """`0`, or `1 (xs[1])` where the flat value has a name (a plain argument's name is
+    given for inputs too: `0 (x)`)."""
+    name = runtime.metadata.name(method, kind, index) if runtime.metadata else ""
+    return f"{index} ({name})" if name else str(index)
 
 
 def _unchanged(before: torch.Tensor, after: torch.Tensor) -> bool:

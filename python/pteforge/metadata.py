@@ -19,8 +19,19 @@ The format is line-based so that C++ parses it in a few lines (cc/runtime/metada
     writes get_cache 0                     an argument the method writes in place: its
                                            final value follows the method's own outputs,
                                            in the order of these lines (written_arguments.py)
+    name set_cache input 0 rows            a flat input's or output's name: its path in
+    name g output 1 ['b']                  the arguments or in the result (the rest of the
+                                           line, spaces included); none for a single output
+    in_spec g [1, {"type": ...}]           the treespecs of the positional arguments (a
+    out_spec g [1, {"type": ...}]          tuple) and of the result, as
+                                           torch.utils._pytree.treespec_dumps writes them
 
-Format 1 (no `writes` lines) is still read.
+Every input, output and `writes` index counts flat values: a method's arguments and
+result may be tuples, lists and dicts of tensors, which the program takes and returns
+flattened in torch.utils._pytree order (`xs[0]`, `xs[1]`, then the next argument).
+
+Formats 1 (no `writes` lines) and 2 (no `name`, `in_spec`, `out_spec` lines) are still
+read; a reader of an older format refuses format 3 by its header.
 """
 
 from __future__ import annotations
@@ -28,11 +39,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping, Sequence
 
+import torch.utils._pytree as pytree
+
 from pteforge.spec import GET_STATE_METHOD, RESET_STATE_METHOD
 
 METADATA_METHOD = "pteforge_metadata"
-HEADER = "pteforge-metadata 2"
-_READABLE = (HEADER, "pteforge-metadata 1")
+HEADER = "pteforge-metadata 3"
+_READABLE = (HEADER, "pteforge-metadata 2", "pteforge-metadata 1")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,10 +79,29 @@ class Metadata:
     state: tuple[StateEntry, ...]
     inputs: tuple[InputEntry, ...]
     writes: Mapping[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
+    # (method, "input" or "output", flat index) -> the value's name.
+    names: Mapping[tuple[str, str, int], str] = dataclasses.field(default_factory=dict)
+    in_specs: Mapping[str, str] = dataclasses.field(default_factory=dict)  # treespec_dumps text
+    out_specs: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def written_args(self, method: str) -> tuple[int, ...]:
-        """The arguments `method` writes, in the order their values follow its outputs."""
+        """The flat inputs `method` writes, in the order their values follow its outputs."""
         return self.writes.get(method, ())
+
+    def name(self, method: str, kind: str, index: int) -> str:
+        """The name of `method`'s flat input or output `index` (kind "input" or
+        "output"): `xs[1]`, `['h']`; "" if the metadata gives none."""
+        return self.names.get((method, kind, index), "")
+
+    def in_spec(self, method: str) -> pytree.TreeSpec | None:
+        """The structure of `method`'s positional arguments (a tuple), or None (format 2)."""
+        text = self.in_specs.get(method)
+        return pytree.treespec_loads(text) if text is not None else None
+
+    def out_spec(self, method: str) -> pytree.TreeSpec | None:
+        """The structure of what `method` returns, or None (format 2)."""
+        text = self.out_specs.get(method)
+        return pytree.treespec_loads(text) if text is not None else None
 
 
 def encode(
@@ -109,6 +141,17 @@ def encode(
             lines.append(f"input {method} {index} {value['dtype']} [{','.join(dims)}]")
     for method, signature in user_methods.items():
         lines += [f"writes {method} {index}" for index in signature.get("writes", ())]
+    for method, signature in user_methods.items():
+        for kind in ("input", "output"):
+            for index, value in enumerate(signature.get(kind + "s", ())):
+                name = value.get("name", "")
+                if "\n" in name:
+                    raise ValueError(f"method '{method}': {kind} name {name!r} spans lines")
+                if name:
+                    lines.append(f"name {method} {kind} {index} {name}")
+        for key in ("in_spec", "out_spec"):
+            if signature.get(key) is not None:
+                lines.append(f"{key} {method} {signature[key]}")
     return "\n".join(lines) + "\n"
 
 
@@ -126,6 +169,8 @@ def decode(text: str) -> Metadata:
         )
     methods, constants, state, inputs = [], [], [], []
     writes: dict[str, list[int]] = {}
+    names: dict[tuple[str, str, int], str] = {}
+    specs: dict[str, dict[str, str]] = {"in_spec": {}, "out_spec": {}}
     generated: dict[str, str] = {}
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split(" ")
@@ -145,8 +190,14 @@ def decode(text: str) -> Metadata:
             inputs.append(InputEntry(fields[1], int(fields[2]), fields[3], tuple(bounds)))
         elif kind == "writes" and len(fields) == 3 and fields[2].isdigit():
             writes.setdefault(fields[1], []).append(int(fields[2]))
+        elif (kind == "name" and len(fields) >= 5 and fields[2] in ("input", "output") and fields[3].isdigit()
+              and fields[4]):
+            names[(fields[1], fields[2], int(fields[3]))] = line.split(" ", 4)[4]
+        elif kind in specs and len(fields) >= 3 and fields[1]:
+            specs[kind][fields[1]] = line.split(" ", 2)[2]
         else:
             raise ValueError(f"pteforge metadata line {number} is malformed: {line!r}")
     return Metadata(tuple(methods), tuple(constants), generated.get("reset_state"),
                     generated.get("get_state"), tuple(state), tuple(inputs),
-                    {method: tuple(indices) for method, indices in writes.items()})
+                    {method: tuple(indices) for method, indices in writes.items()},
+                    names, specs["in_spec"], specs["out_spec"])

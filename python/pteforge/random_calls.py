@@ -13,6 +13,10 @@ method's example inputs:
           where given; otherwise floating inputs from a standard normal, integer inputs
           from the example's own [min, max], bool at random. Python scalars stay as in
           the example (torch.export bakes them into the graph).
+
+An argument that is a tuple, list or dict of tensors is drawn leaf by leaf, in the
+example's structure: the dynamic_shapes of such an argument have its structure (as
+torch.export takes them), and input_ranges[i] applies to every leaf of argument i.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import inspect
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
+import torch.utils._pytree as pytree
 
 from pteforge.errors import ExportError
 from pteforge.spec import Call, MethodSpec
@@ -61,13 +66,31 @@ def _draw_args(spec: MethodSpec, names: Sequence[str], generator: torch.Generato
     sizes: dict[str, int] = {}  # Dim name -> the size drawn for this call
     args = []
     for index, example in enumerate(spec.example_args):
-        if not isinstance(example, torch.Tensor):
-            args.append(example)
-            continue
-        shape = _draw_shape(example, per_argument[index], sizes, generator)
         value_range = (spec.input_ranges or {}).get(index)
-        args.append(_draw_values(example, shape, value_range, generator))
+        paths, structure = pytree.tree_flatten_with_path(example)
+        leaves = []
+        for path, leaf in paths:
+            if not isinstance(leaf, torch.Tensor):
+                leaves.append(leaf)
+                continue
+            shape = _draw_shape(leaf, _leaf_shapes(per_argument[index], path), sizes, generator)
+            leaves.append(_draw_values(leaf, shape, value_range, generator))
+        args.append(pytree.tree_unflatten(leaves, structure))
     return tuple(args)
+
+
+def _leaf_shapes(argument_shapes: Any, path: Sequence[Any]) -> Any:
+    """The dynamic shapes of the leaf at `path` (pytree keys) of an argument, from the
+    argument's dynamic shapes (structured like the argument; None: all static)."""
+    for key in path:
+        if argument_shapes is None:
+            return None
+        try:
+            argument_shapes = key.get(argument_shapes)
+        except (KeyError, IndexError, TypeError) as error:
+            raise ExportError(f"the dynamic_shapes of an argument do not follow its structure at "
+                              f"{pytree.keystr(path)} ({type(error).__name__}: {error})") from None
+    return argument_shapes
 
 
 def _dynamic_shapes_per_argument(spec: MethodSpec, names: Sequence[str]) -> list[Any]:

@@ -11,9 +11,10 @@ literals in a test. cc/replay reads it and replays it through a Session.
     tolerance 1e-05 1e-05
     state cache full(0.5)[4,8]             # initial state (after reset_state)
     state calls values(0)[1]:int64
-    call set_cache(full(2)[3,8])           # cc/cli/calls.h's call language
+    call set_cache(full(2)[3,8])           # cc/cli/calls.h's call language; the flat
+                                           # inputs (tuples, lists, dicts of tensors flattened)
     output 0 values(1)[1]:int64            # what eager returned
-    written 0 values(...)[4,8]             # an argument the method writes, as eager left it
+    written 0 values(...)[4,8]             # a flat input the method writes, as eager left it
     state cache values(2,2,...)[4,8]       # every state buffer after the call
     ...
 
@@ -103,8 +104,11 @@ class ReplayRecorder:
         for name, value in values.items():
             self._lines.append(f"state {name} {value_text(value, f'state {name}')}")
 
-    def call(self, call: Call) -> None:
-        args = ", ".join(value_text(arg, f"{call.method} argument {i}") for i, arg in enumerate(call.args))
+    def call(self, call: Call, flat_args: Sequence[Any] | None = None) -> None:
+        """A call, with its arguments flat as the program takes them (`flat_args`, the
+        leaves of tuples, lists and dicts of tensors; default: call.args as they are)."""
+        flat_args = call.args if flat_args is None else flat_args
+        args = ", ".join(value_text(arg, f"{call.method} argument {i}") for i, arg in enumerate(flat_args))
         self._lines.append(f"call {call.method}({args})")
 
     def outputs(self, method: str, leaves: Sequence[Any]) -> None:

@@ -7,6 +7,15 @@ state, but loading them up front is what the C++ Session does too), then
 error message when a call fails (pteforge.quiet). ExecuTorch's Python runtime gives all
 methods of one program the same planned memory arenas (FINDINGS.md), so state written
 by one method is read by the others.
+
+A method's arguments and result may be tuples, lists and dicts of tensors (what
+torch.export accepts). The program itself takes and returns flat lists, in
+torch.utils._pytree order; `run` takes the arguments as eager PyTorch does and returns
+the flat outputs, `call` returns them in the structure eager PyTorch returns:
+
+    program = pteforge.load("containers.pte")
+    outputs = program.run("g", {"a": a, "b": b})     # [h, b2]: a flat list
+    result = program.call("g", {"a": a, "b": b})     # {"h": h, "b": b2}
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import os
 from typing import Any, Callable
 
 import torch
+import torch.utils._pytree as pytree
 from executorch.runtime import Runtime
 
 from pteforge import metadata as metadata_lib
@@ -78,6 +88,7 @@ class LoadedProgram:
         self._methods = {name: _call(f"loading method '{name}'", self._program.load_method, name)
                          for name in sorted(self._program.method_names)}
         self.metadata: metadata_lib.Metadata | None = None
+        self._specs: dict[tuple[str, str], pytree.TreeSpec | None] = {}
         if metadata_lib.METADATA_METHOD in self._methods:
             (text,) = self.run(metadata_lib.METADATA_METHOD)
             self.metadata = metadata_lib.decode(text)
@@ -89,30 +100,109 @@ class LoadedProgram:
         return list(self._methods)
 
     def run(self, method: str, *args: Any) -> list[Any]:
-        """Calls `method` with positional inputs; returns its outputs as a list.
+        """Calls `method` with positional arguments; returns its outputs as a flat list.
+
+        The arguments are as eager PyTorch takes them: tensors, and tuples, lists and
+        dicts of them, flattened here in torch.utils._pytree order (torch.export's);
+        dicts may list their keys in any order. The outputs are the leaves of what the
+        method returns, in the same order (`call` gives them their structure).
 
         As in eager PyTorch, the tensors among `args` that the method writes in place
-        (`written_args`) hold the values the method left in them when it returns.
+        (`written_args`, which counts flat inputs: an element of a tuple argument
+        too) hold the values the method left in them when it returns.
         """
         if method not in self._methods:
             raise KeyError(f"no method '{method}' (the program has {', '.join(self._methods)})")
+        leaves = self.flatten(method, *args)
         written = self.written_args(method)
         for index in written:
-            if index >= len(args) or not isinstance(args[index], torch.Tensor):
-                raise TypeError(f"method '{method}' writes its argument {index} in place: pass a torch.Tensor there")
+            if index >= len(leaves) or not isinstance(leaves[index], torch.Tensor):
+                raise TypeError(f"method '{method}' writes its input {index} "
+                                f"({self._name(method, 'input', index)}) in place: pass a torch.Tensor there")
         # The runtime reads inputs as dense memory.
-        inputs = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
+        inputs = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in leaves]
         outputs = list(_call(f"method '{method}'", self._methods[method].execute, inputs))
         if not written:
             return outputs
         own = len(outputs) - len(written)
         with torch.no_grad():
             for index, value in zip(written, outputs[own:]):
-                args[index].copy_(value)
+                leaves[index].copy_(value)
         return outputs[:own]
 
+    def call(self, method: str, *args: Any) -> Any:
+        """Calls `method` like `run`, and returns its result in the structure the eager
+        method returns (a tensor, or tuples, lists and dicts of them): the program's
+        metadata keeps that structure. A program exported before pteforge kept it
+        (metadata format 2) gives a method with one output that output, otherwise the list.
+        """
+        outputs = self.run(method, *args)
+        spec = self._spec(method, "output")
+        if spec is None:
+            return outputs[0] if len(outputs) == 1 else outputs
+        if spec.num_leaves != len(outputs):
+            raise ExecutorchError(f"method '{method}' returned {len(outputs)} values; its metadata says "
+                                  f"{spec.num_leaves}", "")
+        return pytree.tree_unflatten(outputs, spec)
+
+    def input_names(self, method: str) -> list[str]:
+        """The name of each flat input of `method`, its path in the arguments (`x`,
+        `xs[1]`, `d['a']`); "" for each when the metadata gives none."""
+        return [self._name(method, "input", index, "") for index in range(self._count(method, "input"))]
+
+    def output_names(self, method: str) -> list[str]:
+        """The name of each flat output of `method`, its path in the result (`[0]`,
+        `['h']`); "" for a method returning one tensor."""
+        return [self._name(method, "output", index, "") for index in range(self._count(method, "output"))]
+
+    def _count(self, method: str, kind: str) -> int:
+        spec = self._spec(method, kind)
+        if spec is not None:
+            return spec.num_leaves
+        meta = self._program.metadata(method)
+        return meta.num_inputs() if kind == "input" else meta.num_outputs() - len(self.written_args(method))
+
+    def _spec(self, method: str, kind: str) -> pytree.TreeSpec | None:
+        """The metadata's treespec of `method`'s arguments (kind "input") or result
+        ("output"), decoded once; None without one."""
+        key = (method, kind)
+        if key not in self._specs:
+            spec = None
+            if self.metadata:
+                spec = self.metadata.in_spec(method) if kind == "input" else self.metadata.out_spec(method)
+            self._specs[key] = spec
+        return self._specs[key]
+
+    def _name(self, method: str, kind: str, index: int, default: str | None = None) -> str:
+        name = self.metadata.name(method, kind, index) if self.metadata else ""
+        return name or (f"{kind} {index}" if default is None else default)
+
+    def flatten(self, method: str, *args: Any) -> list[Any]:
+        """The program's flat inputs for these arguments of `method`: their leaves (the
+        tensors themselves, not copies), in the order of the structure the method was
+        exported with, so that a dict's keys may come in any order.
+
+        Raises:
+          TypeError: the arguments are structured otherwise (a list for a tuple too).
+        """
+        spec = self._spec(method, "input")
+        if spec is None:
+            return pytree.tree_leaves(args)
+        try:
+            leaves = spec.flatten_up_to(tuple(args))
+            error = next((f"{type(leaf).__name__} where a value is expected" for leaf in leaves
+                          if not pytree.tree_structure(leaf).is_leaf()), None)
+        except (ValueError, TypeError) as failure:
+            error = str(failure)
+        if error is None:
+            return leaves
+        given = pytree.tree_structure(tuple(args))
+        raise TypeError(f"method '{method}' takes arguments structured as {_describe(spec)} (one * per "
+                        f"tensor), got {_describe(given)}: {error}")
+
     def written_args(self, method: str) -> tuple[int, ...]:
-        """The arguments `method` writes in place, by index (none for most methods)."""
+        """The flat inputs `method` writes in place, by index into its flattened
+        arguments (none for most methods; `input_names` names them)."""
         return self.metadata.written_args(method) if self.metadata else ()
 
     def reset_state(self) -> None:
@@ -130,6 +220,16 @@ class LoadedProgram:
             return {}
         values = self.run(self.metadata.get_state)
         return {name: value.clone() for name, value in zip(self.state_names(), values)}
+
+
+def _describe(spec: pytree.TreeSpec) -> str:
+    """A structure as Python would print it, with * for each leaf: `([*, *],)`."""
+    return repr(pytree.tree_unflatten([_Leaf()] * spec.num_leaves, spec))
+
+
+class _Leaf:
+    def __repr__(self) -> str:
+        return "*"
 
 
 def load(source: bytes | str | os.PathLike) -> LoadedProgram:
