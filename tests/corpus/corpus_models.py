@@ -11,9 +11,11 @@ ExportError matching `refused`); corpus_test.py checks it. By theme:
   corpus_structure.py           how the module and its methods are laid out
   corpus_layers.py              state through layers (linear, conv, RNN cells, caches)
   written_arguments_models.py   methods that write their arguments; full-size slices
+  corpus_other_projects.py      patterns from PyTorch's, ExecuTorch's and transformers' test suites
 """
 
-from tests.corpus import corpus_layers, corpus_sources, corpus_structure, corpus_writes, written_arguments_models
+from tests.corpus import (corpus_layers, corpus_other_projects, corpus_sources, corpus_structure, corpus_writes,
+                          written_arguments_models)
 
 CASES = (corpus_sources.CASES + corpus_writes.CASES + corpus_structure.CASES + corpus_layers.CASES
-         + written_arguments_models.WRITTEN_ARGUMENT_CASES)
+         + written_arguments_models.WRITTEN_ARGUMENT_CASES + corpus_other_projects.CASES)
