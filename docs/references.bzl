@@ -201,6 +201,7 @@ DOC_PATHS = [
     "python/pteforge/fold.py",
     "python/pteforge/llm/defs.bzl",
     "python/pteforge/parallel_lowering.py",
+    "python/pteforge/pitfalls_test.py",
     "python/pteforge/replay.py",
     "python/pteforge/shortcuts.py",
     "python/pyproject.toml",
