@@ -18,6 +18,16 @@ std::string Pad(std::string text, size_t width) {
   return text;
 }
 
+// `name: float32[4, 8]` where the metadata names the value (an argument, or an element
+// of a structured result), the type alone otherwise and for the elements of a plain
+// tuple (`[0]`, `[1]`: their position says as much).
+std::string Named(const ValueSpec& spec) {
+  const std::string& name = spec.name;
+  bool position = name.size() > 2 && name.front() == '[' && name.back() == ']' &&
+                  name.find_first_not_of("0123456789", 1) == name.size() - 1;
+  return name.empty() || position ? FormatSpec(spec) : name + ": " + FormatSpec(spec);
+}
+
 }  // namespace
 
 std::string DescribeSession(Session& session) {
@@ -26,8 +36,8 @@ std::string DescribeSession(Session& session) {
     auto signature = session.Signature(name);
     if (!signature.ok()) continue;
     std::vector<std::string> inputs, outputs;
-    for (const auto& spec : signature->inputs) inputs.push_back(FormatSpec(spec));
-    for (const auto& spec : signature->outputs) outputs.push_back(FormatSpec(spec));
+    for (const auto& spec : signature->inputs) inputs.push_back(Named(spec));
+    for (const auto& spec : signature->outputs) outputs.push_back(Named(spec));
     out += "  " + name + "(" + Join(inputs) + ") -> (" + Join(outputs) + ")\n";
   }
   if (!session.constants().empty()) {

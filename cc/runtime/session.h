@@ -60,6 +60,11 @@ struct SessionOptions {
 
 // The type of one method input or output.
 struct ValueSpec {
+  // Its path in the method's arguments or result as pteforge's metadata names it (`x`,
+  // `xs[1]`, `d['a']`; `[0]`, `['h']`): a method's arguments and result may be tuples,
+  // lists and dicts of tensors, which the program takes and returns flattened. Empty
+  // for a single output, and for programs without such names.
+  std::string name;
   executorch::runtime::Tag tag = executorch::runtime::Tag::None;
   // For tensors:
   ScalarType dtype = ScalarType::Float;

@@ -152,6 +152,7 @@ StatusOr<MethodSignature> Session::Signature(const std::string& method) const {
     bool input = i < meta.num_inputs();
     size_t index = input ? i : i - meta.num_inputs();
     ValueSpec spec;
+    spec.name = metadata_.Name(method, !input, index);
     auto tag = input ? meta.input_tag(index) : meta.output_tag(index);
     if (!tag.ok()) return Failure(tag.error(), "cannot read the signature of '%s'", method.c_str());
     spec.tag = tag.get();

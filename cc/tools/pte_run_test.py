@@ -25,9 +25,9 @@ def test_list_shows_methods_state_and_memory():
     result = run("--list")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "  set_cache(float32[1..4, 8]) -> (int64[1])\n" in out
-    assert "  get_cache(float32[4, 8]) -> (float32[4, 8])\n" in out
-    assert "  accumulate(float32[4, 8]) -> (float32[1, 8])\n" in out
+    assert "  set_cache(rows: float32[1..4, 8]) -> (int64[1])\n" in out  # argument names from the metadata
+    assert "  get_cache(x: float32[4, 8]) -> (float32[4, 8])\n" in out
+    assert "  accumulate(x: float32[4, 8]) -> (float32[1, 8])\n" in out
     assert "  max_rows = int = 4\n" in out
     assert "cache  shared   float32[4, 8]" in out and "calls  private  int64[1]" in out
     assert "state arena  144 B" in out and "one arena per method would need" in out
