@@ -120,6 +120,18 @@ def test_a_pass_that_rewrites_while_retracing_always_runs(monkeypatch):
     assert targets == [_SUB] and retraces == ["_RewritesWhileRetracing"]
 
 
+def test_the_upsampling_pass_is_skipped_on_a_graph_without_upsampling(monkeypatch):
+    from executorch.backends.xnnpack._passes.convert_to_upsample_bilinear2d import ConvertToUpsampleBilinear2d
+    from executorch.backends.xnnpack.partition.graphs import bilinear_2d
+
+    def never():
+        raise AssertionError("the upsampling patterns were built")
+
+    monkeypatch.setattr(bilinear_2d, "get_graphs_dict", never)
+    targets, retraces = _run([ConvertToUpsampleBilinear2d], monkeypatch)
+    assert targets == [_ADD] and retraces == []
+
+
 def test_everything_is_restored_after_the_block():
     call, transform = ExportPass.call, xnnpack_passes._transform
     with xnnpack_retraces.skip_unchanged_retraces():
