@@ -43,14 +43,14 @@ _INDEX_PUT = exir_ops.edge.aten.index_put.default
 def update_state_in_place(program: ExportedProgram) -> int:
     """Rewrites eligible index_put nodes of `program` in place; returns how many."""
     signature = program.graph_signature
-    buffer_of_input = signature.inputs_to_buffers
     placeholders = {node.name: node for node in program.graph.nodes if node.op == "placeholder"}
+    buffer_inputs = {fqn: placeholders.get(name) for name, fqn in signature.inputs_to_buffers.items()}
     order = {node: index for index, node in enumerate(program.graph.nodes)}
     final_values = {node.name: node for node in program.graph.output_node().args[0] if isinstance(node, Node)}
     rewritten = 0
     for value_name, buffer in signature.buffers_to_mutate.items():
         final = final_values.get(value_name)
-        buffer_input = next((placeholders[name] for name, fqn in buffer_of_input.items() if fqn == buffer), None)
+        buffer_input = buffer_inputs.get(buffer)
         if final is None or buffer_input is None:
             continue
         for node in _chain_written_in_place(buffer_input, final, order):
