@@ -9,6 +9,8 @@
 #include <memory>
 
 #include <executorch/extension/data_loader/buffer_data_loader.h>
+#include <executorch/runtime/backend/backend_options_map.h>
+#include <executorch/runtime/backend/options.h>
 #include <executorch/runtime/platform/runtime.h>
 
 #include "cc/runtime/program_check.h"
@@ -141,6 +143,15 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
   }
   memory_.separate_arenas_bytes = memory_.state_arena_bytes;
 
+  // XNNPACK's weight cache, asked for at load (backends/xnnpack/runtime/XNNPACKBackend.h,
+  // a header the wheel does not ship, names the backend and the option).
+  executorch::runtime::BackendOptions<1> xnnpack_options;
+  xnnpack_options.set_option("weight_cache_enabled", options.share_packed_weights);
+  executorch::runtime::LoadBackendOptionsMap backend_options;
+  if (backend_options.set_options("XnnpackBackend", xnnpack_options.view()) != executorch::runtime::Error::Ok) {
+    return Failure(Error::Internal, "cannot pass options to the XNNPACK backend");
+  }
+
   // Load every method up front, each seeing the shared arenas with its own sizes.
   for (auto& [name, loaded] : impl_->methods) {
     auto meta = prog.method_meta(name.c_str());
@@ -152,7 +163,8 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
         Span<Span<uint8_t>>(loaded->planned_spans.data(), loaded->planned_spans.size()));
     loaded->memory_manager = std::make_unique<MemoryManager>(
         impl_->memory->MethodAllocator(), loaded->planned.get(), impl_->memory->TempAllocator());
-    auto method = prog.load_method(name.c_str(), loaded->memory_manager.get(), options.event_tracer);
+    auto method = prog.load_method(name.c_str(), loaded->memory_manager.get(), options.event_tracer,
+                                   /*named_data_map=*/nullptr, &backend_options);
     if (!method.ok() && method.error() == Error::MemoryAllocationFailed) {
       return Failure(method.error(),
                      "cannot load method '%s': its runtime structures do not fit the method allocator "

@@ -56,6 +56,15 @@ struct SessionOptions {
   // outlive the Session. Null: the heap (HeapMemory). A microcontroller passes a
   // StaticMemory over buffers sized at build time (cc/embedded).
   SessionMemory* memory = nullptr;
+  // XNNPACK packs each of the program's weights once per process, for every method
+  // and every Session that uses the same weights (its weight cache, keyed by the
+  // weights' names in the program): a language model's prefill and decode_step would
+  // otherwise each hold a packed copy. The price: XNNPACK calls of Sessions sharing
+  // the cache run one at a time. Off by default: ExecuTorch 1.5.1's cache crashed one
+  // program of pteforge's corpus (a GRU cell on XNNPACK, inside XNNPACK's kernel), so
+  // the tools whose programs are tested with it turn it on (generate, vad's streams).
+  // No effect on programs without XNNPACK.
+  bool share_packed_weights = false;
 };
 
 // The type of one method input or output.

@@ -18,11 +18,10 @@ uint32_t ThreadCount();
 // Prepares XNNPACK for Sessions that run at once on separate threads (translate
 // --workers): every delegate call gets its own workspace, where XNNPACK's default
 // shares one per process and lets one call run at a time (Bergamot, 2 workers: 1.1x
-// one worker's throughput before, 1.8x after). XNNPACK's weight cache, which would
-// share packed weights between Sessions, is left off: with it the same run was 1.5x
-// slower and only 33 MB smaller (the wheel's programs' weights are not named, so most
-// are packed per Session anyway). Call before opening the Sessions. A runtime without
-// XNNPACK (built from source) has nothing to prepare.
+// one worker's throughput before, 1.8x after). Leave
+// SessionOptions::share_packed_weights off for such Sessions: XNNPACK's weight cache
+// also lets one call run at a time (the same run was 1.5x slower with it). Call before opening the
+// Sessions. A runtime without XNNPACK (built from source) has nothing to prepare.
 Status PrepareConcurrentSessions();
 
 }  // namespace pteforge

@@ -86,14 +86,18 @@ int Main(int argc, char** argv) {
   const std::string path = flags.Get("model");
   std::unique_ptr<TextGenerator> text;
   std::unique_ptr<CausalLm> ids_model;
+  // Language models are tested with XNNPACK's weight cache: prefill and decode_step
+  // share one packed copy of the weights (SessionOptions::share_packed_weights).
+  SessionOptions session_options;
+  session_options.share_packed_weights = true;
   if (flags.IsSet("ids")) {
-    auto session = Session::Open(path);
+    auto session = Session::Open(path, session_options);
     if (!session.ok()) return Fail(session.status().message(), 1);
     auto model = CausalLm::Create(std::move(session.value()), path);
     if (!model.ok()) return Fail(model.status().message(), 1);
     ids_model = std::move(model.value());
   } else {
-    auto generator = TextGenerator::Open(path);
+    auto generator = TextGenerator::Open(path, session_options);
     if (!generator.ok()) return Fail(generator.status().message(), 1);
     text = std::move(generator.value());
   }

@@ -37,7 +37,9 @@ SharedProgram::~SharedProgram() {
 }
 
 StatusOr<std::unique_ptr<VadModel>> SharedProgram::NewStream() const {
-  auto session = Session::OpenBuffer(data_, size_);
+  SessionOptions options;
+  options.share_packed_weights = true;  // one packed copy of the weights for every stream
+  auto session = Session::OpenBuffer(data_, size_, options);
   if (!session.ok()) {
     return Failure(session.status().code(), "the model %s: %s", path_.c_str(), session.status().message().c_str());
   }

@@ -4,8 +4,9 @@
 // (Session::OpenBuffer), so the weights, which ExecuTorch reads in place from the
 // program's buffer, are in memory once, and a stream costs its own state, its work
 // arena and the methods' runtime structures (tens of KB; docs/silero-vad.md has the
-// measured RSS). XNNPACK programs are the exception: the delegate packs its own copy
-// of the weights in every Session, so many streams want the portable program.
+// measured RSS). On XNNPACK, the packed copy of the weights is shared too: the
+// Sessions share XNNPACK's weight cache (SessionOptions::share_packed_weights), which
+// packs each weight once per process.
 //
 // POSIX (mmap). Thread-safe: NewStream may be called from several threads, and the
 // models it returns are independent.
