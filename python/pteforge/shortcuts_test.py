@@ -1,6 +1,7 @@
 """The exporter's shortcuts: programs byte-identical with and without them
 (PTEFORGE_EXPORT_SHORTCUTS=0), XNNPACK re-traces skipped only after a pass that changed
-nothing, and ExecuTorch's last decomposition skipped only when it has nothing to do."""
+nothing, ExecuTorch's last decomposition skipped only when it has nothing to do, and
+partition fusing sorting the graph in place exactly as torch's legalize_graph would."""
 
 import contextlib
 
@@ -15,7 +16,7 @@ from executorch.exir.pass_base import ExportPass
 
 from models.cache_model import make_exporter as make_cache_exporter
 from models.stateful import make_exporter as make_stateful_exporter
-from pteforge import redundant_decompositions, shortcuts, testing, xnnpack_retraces
+from pteforge import fusion_sort, merge_check, redundant_decompositions, shortcuts, testing, xnnpack_retraces
 
 
 class _Int8Accumulator(torch.nn.Module):
@@ -34,6 +35,37 @@ class _Int8Accumulator(torch.nn.Module):
         return self.total.clone()
 
 
+class _CutChain(torch.nn.Module):
+    """Linear layers between views with a symbolic size, which XNNPACK leaves to the
+    portable kernels: ten partitions, fused one after the other (fusion_sort)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(16, 16) for _ in range(4))
+        with torch.no_grad():
+            for index, layer in enumerate(self.layers):
+                layer.weight.copy_(torch.linspace(-1, 1, 256).reshape(16, 16) * (index + 1) / 4)
+                layer.bias.fill_(0.1 * index)
+        self.register_buffer("total", torch.zeros(8, 16))
+
+    def step(self, x):
+        n = x.shape[0]
+        for layer in self.layers:
+            x = layer(x).view(n, 4, 4).transpose(1, 2).reshape(n, 16)
+        self.total[:n].add_(x)
+        return self.total.clone()
+
+
+def _make_cut_chain_exporter():
+    from torch.export import Dim
+
+    from pteforge import MultiMethodExporter
+
+    exporter = MultiMethodExporter(_CutChain().eval(), name="cut_chain")
+    exporter.method("step", (torch.ones(3, 16),), dynamic_shapes=({0: Dim("n", min=1, max=8)},))
+    return exporter
+
+
 def _make_int8_exporter():
     from pteforge import MultiMethodExporter, quantize
 
@@ -46,8 +78,10 @@ def _make_int8_exporter():
 
 
 # XNNPACK exports: all shortcuts act there (a portable export only meets the cache); the
-# int8 one has the kept operators whose last decomposition is skipped.
-@pytest.mark.parametrize("make_exporter", [make_stateful_exporter, make_cache_exporter, _make_int8_exporter])
+# int8 one has the kept operators whose last decomposition is skipped, the cut chain
+# many partitions to fuse.
+@pytest.mark.parametrize("make_exporter", [make_stateful_exporter, make_cache_exporter, _make_int8_exporter,
+                                           _make_cut_chain_exporter])
 def test_export_is_byte_identical_without_the_shortcuts(monkeypatch, make_exporter):
     with_shortcuts = make_exporter().export(backend="xnnpack").data
     monkeypatch.setenv(shortcuts.SWITCH, "0")
@@ -137,6 +171,80 @@ def test_everything_is_restored_after_the_block():
     with xnnpack_retraces.skip_unchanged_retraces():
         assert ExportPass.call is not call and xnnpack_passes._transform is not transform
     assert ExportPass.call is call and xnnpack_passes._transform is transform
+
+
+def _shuffled_graph_module() -> torch.fx.GraphModule:
+    """A graph with several users per node, whose nodes are out of topological order
+    (what fusing a partition leaves): each call node moved to the end in turn."""
+
+    class Branches(torch.nn.Module):
+        def forward(self, x, y):
+            a = x + y
+            b = a * 2
+            c = a - x
+            d = torch.relu(b) + c
+            return d * a, c + y
+
+    module = torch.fx.symbolic_trace(Branches())
+    calls = [node for node in module.graph.nodes if node.op == "call_function"]
+    output = next(node for node in module.graph.nodes if node.op == "output")
+    for node in calls[:3]:
+        output.append(node)  # after the output: its users now come before it
+    return module
+
+
+def test_in_place_sort_is_torchs_legalize_graph():
+    from torch.fx.passes.tools_common import legalize_graph
+
+    expected = legalize_graph(_shuffled_graph_module())
+    sorted_here = _shuffled_graph_module()
+    fusion_sort.sort_in_place(sorted_here.graph)
+    sorted_here.recompile()
+
+    def shape(module):
+        return [(node.name, [user.name for user in node.users]) for node in module.graph.nodes]
+
+    assert shape(sorted_here) == shape(expected)
+    assert sorted_here.code == expected.code
+    x, y = torch.randn(3), torch.randn(3)
+    torch.testing.assert_close(sorted_here(x, y), expected(x, y))
+
+
+def test_partition_fusing_sorts_in_place_and_restores_everything(monkeypatch):
+    from executorch.exir import lowered_backend_module
+    from executorch.exir.backend import backend_api
+
+    sorted_in_place = []
+    sort = fusion_sort.sort_in_place
+    monkeypatch.setattr(fusion_sort, "sort_in_place", lambda graph: sorted_in_place.append(graph) or sort(graph))
+    loop, legalize = backend_api._create_partitions_in_graph_module, lowered_backend_module.legalize_graph
+    with fusion_sort.sorted_in_place_while_fusing():
+        _make_cut_chain_exporter().export(backend="xnnpack")
+        assert backend_api._create_partitions_in_graph_module is not loop
+    # One in-place sort per partition fused (where torch's legalize_graph copied the graph).
+    assert len(sorted_in_place) >= 10
+    assert backend_api._create_partitions_in_graph_module is loop
+    assert lowered_backend_module.legalize_graph is legalize
+
+
+def test_merge_checks_answer_as_executorchs(monkeypatch):
+    """Every merge question XNNPACK's partitioner asks on the cut chain gets the same
+    answer from merge_check as from ExecuTorch's own method."""
+    from executorch.exir.backend.canonical_partitioners.group_partitioner import GroupBasedPartitioner
+
+    theirs = GroupBasedPartitioner._can_merge_partitions
+    answers = []
+
+    def both(self, p1, p2, partitions_by_id):
+        answers.append((theirs(self, p1, p2, partitions_by_id), merge_check._can_merge_partitions(
+            self, p1, p2, partitions_by_id)))
+        return answers[-1][0]
+
+    monkeypatch.setattr(GroupBasedPartitioner, "_can_merge_partitions", both)
+    _make_cut_chain_exporter().export(backend="xnnpack")
+    assert answers and all(a == b for a, b in answers)
+    assert {a for a, _ in answers} == {True, False}  # both answers were exercised
+    assert merge_check.source_digest(theirs) == merge_check._KNOWN_SOURCE
 
 
 class _Linear(torch.nn.Module):
