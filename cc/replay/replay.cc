@@ -1,5 +1,6 @@
 #include "cc/replay/replay.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -55,10 +56,15 @@ StatusOr<Replay> ParseReplay(const std::string& text) {
       replay.program = rest;
     } else if (keyword == "tolerance") {
       char* after_atol = nullptr;
-      replay.atol = std::strtod(rest.c_str(), &after_atol);
+      replay.tolerance.atol = std::strtod(rest.c_str(), &after_atol);
       char* after_rtol = nullptr;
-      replay.rtol = std::strtod(after_atol, &after_rtol);
-      if (after_atol == rest.c_str() || after_rtol == after_atol) return fail("expected 'tolerance <atol> <rtol>'");
+      replay.tolerance.rtol = std::strtod(after_atol, &after_rtol);
+      std::string flag(after_rtol);
+      flag.erase(0, flag.find_first_not_of(' ') == std::string::npos ? flag.size() : flag.find_first_not_of(' '));
+      if (after_atol == rest.c_str() || after_rtol == after_atol || !(flag.empty() || flag == "scaled")) {
+        return fail("expected 'tolerance <atol> <rtol>' or 'tolerance <atol> <rtol> scaled'");
+      }
+      replay.tolerance.scaled = flag == "scaled";
       tolerance = true;
     } else if (keyword == "state") {
       auto [name, literal] = Split(rest);
@@ -89,7 +95,9 @@ StatusOr<Replay> ParseReplay(const std::string& text) {
   return replay;
 }
 
-Status CompareValue(const Value& want, const Value& got, double atol, double rtol, double* max_abs_error) {
+Status CompareValue(const Value& want, const Value& got, const Tolerance& tolerance, double* max_abs_error) {
+  const double rtol = tolerance.rtol;
+  double atol = tolerance.atol;
   if (const auto* w = std::get_if<HostTensor>(&want)) {
     const auto* g = std::get_if<HostTensor>(&got);
     if (g == nullptr) return Failure(Error::InvalidArgument, "expected a tensor, got %s", DescribeValue(got).c_str());
@@ -98,6 +106,13 @@ Status CompareValue(const Value& want, const Value& got, double atol, double rto
                      DTypeName(g->dtype), Shape(g->sizes).c_str());
     }
     bool floating = IsFloatingPoint(w->dtype);
+    if (floating && tolerance.scaled) {
+      double largest = 1;
+      for (int64_t i = 0; i < w->numel(); ++i) {
+        if (std::isfinite(w->Get(i))) largest = std::max(largest, std::fabs(w->Get(i)));
+      }
+      atol *= largest;
+    }
     for (int64_t i = 0; i < w->numel(); ++i) {
       double x = w->Get(i), y = g->Get(i);
       if (floating) {
@@ -128,6 +143,7 @@ Status CompareValue(const Value& want, const Value& got, double atol, double rto
     return Failure(Error::InvalidArgument, "expected %s, got %s", DescribeValue(want).c_str(),
                    DescribeValue(got).c_str());
   }
+  if (tolerance.scaled) atol *= std::max(1.0, std::fabs(x));
   if (std::fabs(x - y) > atol + rtol * std::fabs(x)) {
     return Failure(Error::InvalidArgument, "got %.17g, eager PyTorch gave %.17g", y, x);
   }
@@ -141,7 +157,7 @@ Status CheckState(Session& session, const std::vector<std::pair<std::string, Val
   for (const auto& [name, want] : expected) {
     auto got = session.ReadState(name);
     if (!got.ok()) return Failure(got.status().code(), "%s: %s", when.c_str(), got.status().message().c_str());
-    Status same = CompareValue(want, Value(std::move(got.value())), replay.atol, replay.rtol, &result->max_abs_error);
+    Status same = CompareValue(want, Value(std::move(got.value())), replay.tolerance, &result->max_abs_error);
     ++result->values_compared;
     if (!same.ok()) {
       return Failure(Error::InvalidArgument, "%s: state '%s' differs from eager PyTorch: %s", when.c_str(),
@@ -170,7 +186,7 @@ StatusOr<ReplayResult> RunReplay(Session& session, const Replay& replay, const R
         return Failure(Error::InvalidArgument, "%s: eager PyTorch wrote input %zu, the call has %zu inputs",
                        label.c_str(), index, call.args.size());
       }
-      Status same = CompareValue(want, call.args[index], replay.atol, replay.rtol, &result.max_abs_error);
+      Status same = CompareValue(want, call.args[index], replay.tolerance, &result.max_abs_error);
       ++result.values_compared;
       if (!same.ok()) {
         return Failure(Error::InvalidArgument, "%s: input %zu as the method left it differs from eager PyTorch: %s",
@@ -182,7 +198,7 @@ StatusOr<ReplayResult> RunReplay(Session& session, const Replay& replay, const R
         return Failure(Error::InvalidArgument, "%s: eager PyTorch returned output %zu, the program only %zu outputs",
                        label.c_str(), index, outputs->size());
       }
-      Status same = CompareValue(want, outputs->at(index), replay.atol, replay.rtol, &result.max_abs_error);
+      Status same = CompareValue(want, outputs->at(index), replay.tolerance, &result.max_abs_error);
       ++result.values_compared;
       if (!same.ok()) {
         return Failure(Error::InvalidArgument, "%s: output %zu differs from eager PyTorch: %s", label.c_str(), index,
@@ -213,10 +229,10 @@ Status ReplayAndPrint(Session& session, const std::string& text, bool print_outp
   };
   auto result = RunReplay(session, replay.value(), print_outputs ? print : ReplayObserver());
   if (!result.ok()) return result.status();
-  std::printf("replayed %zu calls of '%s': %zu values match eager PyTorch (max abs error %.3g; atol=%g, rtol=%g), "
+  std::printf("replayed %zu calls of '%s': %zu values match eager PyTorch (max abs error %.3g; atol=%g%s, rtol=%g), "
               "and reset_state restores the initial state\n",
-              result->calls, replay->program.c_str(), result->values_compared, result->max_abs_error, replay->atol,
-              replay->rtol);
+              result->calls, replay->program.c_str(), result->values_compared, result->max_abs_error,
+              replay->tolerance.atol, replay->tolerance.scaled ? " x scale" : "", replay->tolerance.rtol);
   return Status();
 }
 

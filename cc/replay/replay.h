@@ -30,10 +30,17 @@ struct ReplayCall {
   std::vector<std::pair<std::string, Value>> state_after;   // buffer, eager value
 };
 
-struct Replay {
-  std::string program;  // the exporter's name for it
+// As pteforge.Tolerance: |got - want| <= atol * scale + rtol * |want|, where scale is
+// the largest magnitude in eager's value (at least 1) when `scaled`, else 1.
+struct Tolerance {
   double atol = 0;
   double rtol = 0;
+  bool scaled = false;
+};
+
+struct Replay {
+  std::string program;  // the exporter's name for it
+  Tolerance tolerance;
   std::vector<std::pair<std::string, Value>> initial_state;
   std::vector<ReplayCall> calls;
 };
@@ -62,10 +69,10 @@ StatusOr<ReplayResult> RunReplay(Session& session, const Replay& replay, const R
 // so two runtimes can be compared byte for byte.
 Status ReplayAndPrint(Session& session, const std::string& text, bool print_outputs);
 
-// Whether `got` equals `want` within the tolerance (|got - want| <= atol + rtol |want|
-// for floating point, NaN equal to NaN; exact otherwise); `max_abs_error` grows with
-// the largest floating-point difference seen. The error says what differs and where.
-Status CompareValue(const Value& want, const Value& got, double atol, double rtol, double* max_abs_error);
+// Whether `got` equals `want` within the tolerance (for floating point, NaN equal to
+// NaN; exact otherwise); `max_abs_error` grows with the largest floating-point
+// difference seen. The error says what differs and where.
+Status CompareValue(const Value& want, const Value& got, const Tolerance& tolerance, double* max_abs_error);
 
 }  // namespace pteforge
 

@@ -29,6 +29,9 @@ UNK = 1
 SHORTLIST_MULTIPLE = 8  # candidates padded to a multiple of 8, as the engine does
 
 
+# What this exporter quantizes: int8 linear layers (pteforge.quantize.int8_linears).
+QUANTIZATIONS = ("none", "int8")
+
 def make_exporter(
     direction: str = "enpt",
     max_rows: str = "8",
@@ -45,8 +48,8 @@ def make_exporter(
       quantization: "none" (float32) or "int8" (int8 weights per channel, dynamically
         quantized activations, for XNNPACK: see pteforge.quantize).
     """
-    if quantization not in quantize.QUANTIZATIONS:
-        raise ExportError(f"quantization={quantization!r}: expected one of {', '.join(quantize.QUANTIZATIONS)}")
+    if quantization not in QUANTIZATIONS:
+        raise ExportError(f"quantization={quantization!r}: expected one of {', '.join(QUANTIZATIONS)}")
     try:
         files = package.find(direction)
         model = read_model(files.model)

@@ -20,6 +20,9 @@ from pteforge import Call, ExportError, MultiMethodExporter, Tolerance, quantize
 
 _log = logging.getLogger("pteforge")
 
+# What this exporter quantizes: int8 linear layers (pteforge.quantize.int8_linears).
+QUANTIZATIONS = ("none", "int8")
+
 UNTRAINED_WARNING = (
     "this model has UNTRAINED random weights (no OPUS-MT checkpoint was given): its output "
     "is not a translation. Give a checkpoint with --repo_env=PTEFORGE_OPUS_CHECKPOINT=<dir>."
@@ -49,8 +52,8 @@ def make_exporter(
     """
     if cross_attention not in ("cached", "recomputed"):
         raise ExportError(f"cross_attention={cross_attention!r}: expected 'cached' or 'recomputed'")
-    if quantization not in quantize.QUANTIZATIONS:
-        raise ExportError(f"quantization={quantization!r}: expected one of {', '.join(quantize.QUANTIZATIONS)}")
+    if quantization not in QUANTIZATIONS:
+        raise ExportError(f"quantization={quantization!r}: expected one of {', '.join(QUANTIZATIONS)}")
     directory = checkpoint_lib.find(checkpoint or None)
     if directory is None:
         raise ExportError(

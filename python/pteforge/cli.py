@@ -4,7 +4,7 @@
         [--backend=xnnpack] [--report=stateful.report.json] [--model_args=key=value ...] \\
         [--replay=stateful.replay.txt] [--plan_svg=stateful.plan.svg] [--verbose]
     python -m pteforge.export --hf_model=DIR --out=model.pte \\
-        [--max_seq_len=512] [--backend=xnnpack] [--quantize=int8] [--tokenizer_dir=DIR]
+        [--max_seq_len=512] [--backend=xnnpack] [--quantize=int8|int4] [--tokenizer_dir=DIR]
 
 The factory is a function returning a configured MultiMethodExporter; --model_args
 become its keyword arguments (as strings). --hf_model exports a Hugging Face causal LM
@@ -40,7 +40,9 @@ flags.DEFINE_string(
 flags.DEFINE_string("plan_svg", None, "Also draw the memory plan as an SVG picture here (pteforge.plan_svg).")
 flags.DEFINE_string("hf_model", None, "A Hugging Face causal LM folder to export (pteforge.llm), instead of --model.")
 flags.DEFINE_integer("max_seq_len", 512, "With --hf_model: positions in the KV cache, prompt and generated tokens.")
-flags.DEFINE_enum("quantize", "none", ["none", "int8"], "With --hf_model: int8 weights (needs --backend=xnnpack).")
+flags.DEFINE_enum("quantize", "none", ["none", "int8", "int4"],
+                  "With --hf_model: int8 weights per channel, or int4 weights per group of 32 (8da4w), with "
+                  "dynamic int8 activations (needs --backend=xnnpack).")
 flags.DEFINE_string("tokenizer_dir", None, "With --hf_model: the tokenizer.json's folder (default: --hf_model's).")
 flags.DEFINE_bool(
     "verbose", False, "Also show what torch, torchao and ExecuTorch print (held back by default)."
@@ -106,8 +108,9 @@ def _check_model_flags() -> None:
     if FLAGS.hf_model and FLAGS.model_args:
         raise CommandError("--model_args is for --model factories; --hf_model takes --max_seq_len, --quantize "
                            "and --tokenizer_dir")
-    if FLAGS.quantize == "int8" and FLAGS.backend != "xnnpack":
-        raise CommandError("--quantize=int8 needs --backend=xnnpack (the portable kernels have no int8 matmul)")
+    if FLAGS.quantize != "none" and FLAGS.backend != "xnnpack":
+        raise CommandError(f"--quantize={FLAGS.quantize} needs --backend=xnnpack (the portable kernels have no "
+                           "quantized matmul)")
 
 
 def _hf_model_factory() -> tuple[Callable, dict[str, str]]:

@@ -72,20 +72,22 @@ class _Comparer:
                 error = (want.double() - got.double()).abs()
                 worst = float(error.max())
                 self.max_abs_error = max(self.max_abs_error, worst)
-                ok = torch.allclose(got, want, atol=self.tolerance.atol, rtol=self.tolerance.rtol, equal_nan=True)
+                atol = self.tolerance.atol_for(want)
+                ok = torch.allclose(got, want, atol=atol, rtol=self.tolerance.rtol, equal_nan=True)
             else:
                 worst = float((want.double() - got.double()).abs().max()) if want.dtype != torch.bool else float((want != got).sum())
                 ok = torch.equal(want, got)
             if not ok:
+                scale = f"; its scale {atol / self.tolerance.atol:.3g}" if self.tolerance.scaled and want.is_floating_point() else ""
                 raise ExportError(
                     f"{what} differs from eager PyTorch: max abs error {worst:.3g} "
-                    f"(atol={self.tolerance.atol}, rtol={self.tolerance.rtol})",
+                    f"({self.tolerance.describe()}{scale})",
                     method=method,
                 )
         elif isinstance(want, (bool, int, float)):
             if isinstance(got, torch.Tensor) and got.numel() == 1:
                 got = got.item()
-            if not isinstance(got, (bool, int, float)) or abs(float(want) - float(got)) > self.tolerance.atol + self.tolerance.rtol * abs(float(want)):
+            if not isinstance(got, (bool, int, float)) or abs(float(want) - float(got)) > self.tolerance.atol_for(want) + self.tolerance.rtol * abs(float(want)):
                 raise ExportError(f"{what}: eager gives {want!r}, the runtime {got!r}", method=method)
         elif want is None:
             return

@@ -51,5 +51,31 @@ def test_tolerance_is_applied(exported):
         check_conformance(module, exported.data, _state(module), calls, Tolerance(atol=0, rtol=0))
 
 
+def test_a_scaled_tolerance_follows_the_values_scale(exported):
+    """Weights 1e-7 off: with inputs of 100 the values (in the hundreds) differ by about
+    3e-4, more than atol=1e-5 allows, but less than atol=1e-5 times their magnitude;
+    with inputs of 0.01 the scale is small and a tight scaled tolerance still fails."""
+    calls = [Call("accumulate", (torch.full((4, 8), 100.0),))]
+    module = Cache().eval()
+    with torch.no_grad():
+        module.weight.add_(1e-7)
+    exact = Tolerance(atol=1e-5, rtol=0)
+    with pytest.raises(ExportError, match=r"atol=1e-05, rtol=0\)"):
+        check_conformance(module, exported.data, _state(module), calls, exact)
+    result = check_conformance(module, exported.data, _state(module), calls, Tolerance(atol=1e-5, rtol=0, scaled=True))
+    assert result.tolerance.scaled
+    small = [Call("accumulate", (torch.full((4, 8), 0.01),))]
+    with pytest.raises(ExportError, match=r"atol=1e-10 x scale, rtol=0; its scale [0-9.]+\)"):
+        check_conformance(module, exported.data, _state(module), small, Tolerance(atol=1e-10, rtol=0, scaled=True))
+
+
+def test_tolerance_for_a_value():
+    tolerance = Tolerance(atol=1e-4, rtol=0, scaled=True)
+    assert tolerance.atol_for(torch.tensor([0.5, -30.0])) == pytest.approx(3e-3)
+    assert tolerance.atol_for(torch.tensor([0.5])) == 1e-4  # at least the atol
+    assert tolerance.atol_for(torch.tensor([float("inf")])) == 1e-4
+    assert Tolerance(atol=1e-4).atol_for(torch.tensor([30.0])) == 1e-4
+
+
 if __name__ == "__main__":
     testing.main(__file__)

@@ -73,7 +73,7 @@ class MultiMethodExporter:
         self._methods: dict[str, MethodSpec] = {}
         self._constants: dict[str, Any] = {}
         self._calls: tuple[Call, ...] | None = None
-        self._tolerance: Tolerance | None = None
+        self._tolerance: dict[str, Tolerance] = {}  # by backend
         self._state: list[state_lib.StateBuffer] | None = None  # known after export()
 
     def shared_state(self, *names: str) -> "MultiMethodExporter":
@@ -148,14 +148,20 @@ class MultiMethodExporter:
         self._calls = as_calls(calls)
         return self
 
-    def conformance_tolerance(self, tolerance: Tolerance) -> "MultiMethodExporter":
+    def conformance_tolerance(self, tolerance: Tolerance | Mapping[str, Tolerance]) -> "MultiMethodExporter":
         """Sets the tolerance conformance uses when export() is not given one (default:
-        the backend's). For a model whose eager and runtime arithmetic legitimately
-        differ more than float rounding, e.g. dynamically quantized activations, where
-        a rounding flip moves a value by a quantization step. The report records it."""
-        if not isinstance(tolerance, Tolerance):
-            raise ExportError(f"conformance_tolerance needs a pteforge.Tolerance, got {type(tolerance).__name__}")
-        self._tolerance = tolerance
+        the backend's): one for every backend, or a mapping backend -> Tolerance (the
+        backends it leaves out keep their default). For a model whose eager and runtime
+        arithmetic legitimately differ more than float rounding, e.g. dynamically
+        quantized activations, where a rounding flip moves a value by a quantization
+        step, or logits whose scale varies (Tolerance.scaled). The report records it."""
+        tolerances = tolerance if isinstance(tolerance, Mapping) else dict.fromkeys(BACKENDS, tolerance)
+        for backend, value in tolerances.items():
+            if backend not in BACKENDS:
+                raise ExportError(f"conformance_tolerance: unknown backend '{backend}'; choose among {', '.join(BACKENDS)}")
+            if not isinstance(value, Tolerance):
+                raise ExportError(f"conformance_tolerance needs a pteforge.Tolerance, got {type(value).__name__}")
+        self._tolerance = dict(tolerances)
         return self
 
     def random_calls(self, count: int, seed: int) -> tuple[Call, ...]:
@@ -256,7 +262,7 @@ class MultiMethodExporter:
             )
         calls = self._calls if self._calls is not None else self._default_calls()
         self._check_calls(calls)
-        tolerance = tolerance or self._tolerance or DEFAULT_TOLERANCE[backend]
+        tolerance = tolerance or self._tolerance.get(backend) or DEFAULT_TOLERANCE[backend]
         timer = StageTimer()
 
         captured: dict[str, CapturedMethod] = {}

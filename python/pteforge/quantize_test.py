@@ -1,4 +1,5 @@
-"""int8 weights for XNNPACK (pteforge.quantize) and the exporter's conformance tolerance."""
+"""int8 and int4 weights for XNNPACK (pteforge.quantize) and the exporter's conformance
+tolerance."""
 
 import pytest
 import torch
@@ -44,7 +45,32 @@ def test_int8_weights_export_smaller_and_conform():
     assert len(full.data) > 4 * weights  # float32 weights
     assert len(quantized.data) < 1.25 * weights  # int8 weights, one scale per row
     assert quantized.report["conformance"]["passed"]
-    assert quantized.report["conformance"]["tolerance"] == {"atol": 0.05, "rtol": 0.05}
+    assert quantized.report["conformance"]["tolerance"] == {"atol": 0.05, "rtol": 0.05, "scaled": False}
+
+
+def test_int4_weights_export_smaller_than_int8_and_conform_exactly():
+    int8 = _export(quantize.int8_linears(Projector()), Tolerance(atol=0.05, rtol=0.05))
+    int4 = _export(quantize.int4_linears(Projector()), Tolerance(atol=0.05, rtol=0.05))
+    weights = 512 * 1024
+    assert len(int4.data) < 0.7 * weights < len(int8.data)  # 4 bits and a bfloat16 scale per 32
+    # Eager's group scales are rounded to bfloat16 as XNNPACK stores them: the same
+    # arithmetic, so only float rounding is left.
+    assert int4.report["conformance"]["max_abs_error"] < 1e-3
+
+
+class _TwoLayers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.grouped = nn.Linear(64, 8)   # 64 = 2 groups of 32
+        self.ragged = nn.Linear(48, 8)    # not a multiple of 32
+
+
+def test_int4_falls_back_to_int8_per_channel_where_groups_do_not_fit():
+    module = quantize.int4_linears(_TwoLayers())
+    grouped, ragged = module.grouped.weight, module.ragged.weight
+    assert grouped.target_dtype == torch.int4 and list(grouped.block_size) == [1, 32]
+    assert ragged.target_dtype == torch.int8 and list(ragged.block_size) == [1, 48]
+    assert grouped.scale.to(torch.bfloat16).float().equal(grouped.scale)  # rounded as XNNPACK keeps them
 
 
 def test_keep_leaves_a_layer_in_float32():
@@ -55,6 +81,16 @@ def test_keep_leaves_a_layer_in_float32():
 def test_conformance_tolerance_needs_a_tolerance():
     with pytest.raises(ExportError, match="needs a pteforge.Tolerance, got float"):
         MultiMethodExporter(Projector()).conformance_tolerance(0.1)
+    with pytest.raises(ExportError, match="unknown backend 'gpu'"):
+        MultiMethodExporter(Projector()).conformance_tolerance({"gpu": Tolerance()})
+
+
+def test_a_tolerance_per_backend():
+    exporter = MultiMethodExporter(Projector().eval()).conformance_tolerance({"xnnpack": Tolerance(atol=0.05, rtol=0.05)})
+    exporter.shared_state("offset")
+    exporter.method("project", (torch.randn(3, 512),))
+    assert exporter.export(backend="xnnpack").report["conformance"]["tolerance"]["atol"] == 0.05
+    assert exporter.export(backend="portable").report["conformance"]["tolerance"]["atol"] == 1e-5  # the default
 
 
 if __name__ == "__main__":

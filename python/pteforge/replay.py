@@ -8,7 +8,7 @@ literals in a test. cc/replay reads it and replays it through a Session.
 
     pteforge-replay 1
     program stateful
-    tolerance 1e-05 1e-05
+    tolerance 1e-05 1e-05                  # "... scaled" for Tolerance(scaled=True)
     state cache full(0.5)[4,8]             # initial state (after reset_state)
     state calls values(0)[1]:int64
     call set_cache(full(2)[3,8])           # cc/cli/calls.h's call language; the flat
@@ -98,7 +98,8 @@ class ReplayRecorder:
     """Collects the lines of a replay record while conformance runs."""
 
     def __init__(self, program: str, tolerance: Tolerance):
-        self._lines = [FORMAT, f"program {program}", f"tolerance {tolerance.atol!r} {tolerance.rtol!r}"]
+        scaled = " scaled" if tolerance.scaled else ""
+        self._lines = [FORMAT, f"program {program}", f"tolerance {tolerance.atol!r} {tolerance.rtol!r}{scaled}"]
 
     def state(self, values: Mapping[str, torch.Tensor]) -> None:
         for name, value in values.items():

@@ -13,6 +13,7 @@ import torch
 from pteforge.conformance import ConformanceResult
 from pteforge.plan import MethodPlan, Placement
 from pteforge.signature import dtype_name
+from pteforge.spec import Tolerance
 from pteforge.state import StateBuffer
 
 REPORT_FORMAT = 1
@@ -142,6 +143,7 @@ def summary(report: Mapping[str, Any]) -> str:
     conformance = report["conformance"]
     lines.append(
         f"  conformance: {len(conformance['calls'])} calls, {conformance['values_compared']} values "
-        f"match eager PyTorch (max abs error {conformance['max_abs_error']:.2g})"
+        f"match eager PyTorch (max abs error {conformance['max_abs_error']:.2g}; "
+        f"{Tolerance(**conformance['tolerance']).describe()})"
     )
     return "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Collection, Literal, Mapping, Sequence
 
 import torch
@@ -71,10 +72,30 @@ class Tolerance:
     Attributes:
       atol: absolute tolerance.
       rtol: relative tolerance.
+      scaled: atol counts in units of each value's scale, its largest magnitude in
+        eager PyTorch (at least 1): |runtime - eager| <= atol * scale + rtol * |eager|.
+        For values whose size varies from model to model, like a language model's
+        logits: float32 rounding grows with the numbers summed, so logits in the tens
+        (scaled embeddings, soft-capping) differ by more than logits near 1.
     """
 
     atol: float = 1e-5
     rtol: float = 1e-5
+    scaled: bool = False
+
+    def atol_for(self, want: "torch.Tensor | float") -> float:
+        """The absolute tolerance for comparing against eager's `want`."""
+        if not self.scaled:
+            return self.atol
+        if isinstance(want, torch.Tensor):
+            largest = float(want.detach().abs().max()) if want.numel() else 0.0
+        else:
+            largest = abs(float(want))
+        return self.atol * max(1.0, largest) if math.isfinite(largest) else self.atol
+
+    def describe(self) -> str:
+        """As error messages and reports say it: `atol=0.0001, rtol=0.0001` (scaled: `atol=0.0001 x scale, ...`)."""
+        return f"atol={self.atol}{' x scale' if self.scaled else ''}, rtol={self.rtol}"
 
 
 # XNNPACK and CMSIS-NN reorder float reductions (and may use FMA), so they need a

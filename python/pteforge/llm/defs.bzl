@@ -6,7 +6,7 @@
         hf_model = ":smollm_files",   # the folder: a directory target, or its files
         max_seq_len = 512,            # positions in the KV cache
         backend = "xnnpack",          # or "portable"
-        quantize = "int8",            # or "none" (int8: XNNPACK only)
+        quantize = "int8",            # "int4" (8da4w), or "none" (int8, int4: XNNPACK only)
     )
 
 The folder holds config.json, the weights, and usually tokenizer.json and
@@ -28,8 +28,8 @@ def _model_folder(ctx):
     return configs[0].dirname
 
 def _causal_lm_pte_impl(ctx):
-    if ctx.attr.quantize == "int8" and ctx.attr.backend != "xnnpack":
-        fail("%s: quantize = \"int8\" needs backend = \"xnnpack\"" % ctx.label)
+    if ctx.attr.quantize != "none" and ctx.attr.backend != "xnnpack":
+        fail("%s: quantize = \"%s\" needs backend = \"xnnpack\"" % (ctx.label, ctx.attr.quantize))
     arguments = [
         "--hf_model=" + _model_folder(ctx),
         "--max_seq_len=%d" % ctx.attr.max_seq_len,
@@ -49,7 +49,7 @@ _causal_lm_pte = rule(
         ),
         "max_seq_len": attr.int(default = 512, doc = "Positions in the KV cache: prompt and generated tokens."),
         "backend": attr.string(default = "portable", values = ["portable", "xnnpack", "cortex_m"]),
-        "quantize": attr.string(default = "none", values = ["none", "int8"]),
+        "quantize": attr.string(default = "none", values = ["none", "int8", "int4"]),
         "program": attr.string(mandatory = True, doc = "The output files' name: <program>.pte, ..."),
         "_exporter": attr.label(
             default = "//python/pteforge:export",

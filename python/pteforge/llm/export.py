@@ -12,6 +12,7 @@ Bazel rule: it loads the model from a local Hugging Face directory.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 import os
 
@@ -26,14 +27,19 @@ from pteforge.llm import program_constants
 from pteforge.llm.static_cache import CausalLmWithCache
 from pteforge.program import PteProgram
 from pteforge.quiet import held_back
-from pteforge.spec import BACKENDS, Call, Tolerance
+from pteforge.spec import BACKENDS, DEFAULT_TOLERANCE, Call, Tolerance
 
 _log = logging.getLogger("pteforge")
 
-QUANTIZATIONS = (None, "int8")
+QUANTIZATIONS = (None, "int8", "int4")
 MIN_SEQ_LEN = 16
 DEFAULT_MAX_SEQ_LEN = 512
 
+# Logits and cached keys and values are judged relative to their scale (Tolerance.scaled):
+# models whose logits are large (scaled embeddings, soft-capping) are as exact as others,
+# but float32 rounding grows with the size of the numbers.
+_FLOAT_TOLERANCE = {backend: dataclasses.replace(tolerance, scaled=True)
+                    for backend, tolerance in DEFAULT_TOLERANCE.items()}
 # int8 activations are quantized at run time: where eager PyTorch and XNNPACK round a
 # value to different sides of a step, logits move by about that step.
 _INT8_TOLERANCE = Tolerance(atol=0.2, rtol=0.05)
@@ -49,13 +55,13 @@ def causal_lm_exporter(
     """The configured MultiMethodExporter behind export_causal_lm (for callers who want
     to add constants or conformance calls before exporting). Same arguments."""
     if quantize not in QUANTIZATIONS:
-        raise ExportError(f"quantize={quantize!r}: expected None or 'int8'")
+        raise ExportError(f"quantize={quantize!r}: expected None, 'int8' or 'int4'")
     if not isinstance(max_seq_len, int) or max_seq_len < MIN_SEQ_LEN:
         raise ExportError(f"max_seq_len={max_seq_len!r}: must be an integer of at least {MIN_SEQ_LEN}")
     # Quantized on a copy: the caller's model stays float32.
     module = CausalLmWithCache(copy.deepcopy(model) if quantize else model, max_seq_len)
-    if quantize == "int8":
-        quantize_lib.int8_linears(module)
+    if quantize:
+        quantize_lib.QUANTIZERS[quantize](module)
     constants = program_constants.model_constants(model, max_seq_len)
     if tokenizer_dir is not None:
         constants.update(program_constants.tokenizer_constants(tokenizer_dir, constants["vocab_size"]))
@@ -73,8 +79,7 @@ def causal_lm_exporter(
                     input_ranges={0: (0, vocab - 1)})
     exporter.method("decode_step", (prompt[:, :1],), input_ranges={0: (0, vocab - 1)})
     exporter.call_sequence(_conformance_calls(vocab))
-    if quantize == "int8":
-        exporter.conformance_tolerance(_INT8_TOLERANCE)
+    exporter.conformance_tolerance(_INT8_TOLERANCE if quantize else _FLOAT_TOLERANCE)
     for key, value in constants.items():
         exporter.constant(key, value)
     return exporter
@@ -95,8 +100,10 @@ def export_causal_lm(
       max_seq_len: positions in the KV cache: prompt plus generated tokens (>= 16).
       backend: "portable", "xnnpack" or "cortex_m" (the linear layers on pteforge's
         CMSIS-NN operators; pteforge.cortex_m).
-      quantize: None, or "int8" (int8 weights per output channel, dynamically quantized
-        activations; XNNPACK only). The model itself is not modified.
+      quantize: None, "int8" (int8 weights per output channel) or "int4" (4-bit weights
+        per group of 32 input channels, torchao's 8da4w), both with dynamically
+        quantized int8 activations; XNNPACK only (pteforge.quantize). The model itself
+        is not modified; conformance compares against the same quantization in eager.
       tokenizer_dir: a folder with the model's tokenizer.json (and optionally
         tokenizer_config.json): stored in the .pte so that it generates text alone.
 
@@ -111,8 +118,9 @@ def export_causal_lm(
     """
     if backend not in BACKENDS:
         raise ExportError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
-    if quantize == "int8" and backend != "xnnpack":
-        raise ExportError("quantize='int8' needs backend='xnnpack' (the portable kernels have no int8 matmul)")
+    if quantize and backend != "xnnpack":
+        raise ExportError(f"quantize={quantize!r} needs backend='xnnpack' (the portable kernels have no "
+                          "quantized matmul)")
     return causal_lm_exporter(model, max_seq_len, quantize, tokenizer_dir).export(backend=backend)
 
 

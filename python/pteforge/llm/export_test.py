@@ -25,8 +25,9 @@ def model():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"backend": "gpu"}, "unknown backend 'gpu'"),
-    ({"quantize": "int4", "backend": "xnnpack"}, "quantize='int4': expected None or 'int8'"),
+    ({"quantize": "int2", "backend": "xnnpack"}, "quantize='int2': expected None, 'int8' or 'int4'"),
     ({"quantize": "int8"}, "quantize='int8' needs backend='xnnpack'"),
+    ({"quantize": "int4"}, "quantize='int4' needs backend='xnnpack'"),
     ({"max_seq_len": 8}, "max_seq_len=8: must be an integer of at least 16"),
 ])
 def test_bad_arguments_are_refused(model, kwargs, message):
@@ -58,6 +59,7 @@ def _run(capsys, *args):
     (["--max_seq_len=64", "--model=pteforge.testing_models:make_cache"], 2, "--max_seq_len is for --hf_model"),
     (["--hf_model=DIR", "--model_args=a=b"], 2, "--model_args is for --model factories"),
     (["--hf_model=DIR", "--quantize=int8"], 2, "--quantize=int8 needs --backend=xnnpack"),
+    (["--hf_model=DIR", "--quantize=int4"], 2, "--quantize=int4 needs --backend=xnnpack"),
     (["--hf_model=DIR/missing"], 2, "no such folder"),
     (["--hf_model=DIR"], 1, "is not a Hugging Face model folder"),
 ])
