@@ -23,6 +23,7 @@
 #include "cc/cli/peak_rss.h"
 #include "cc/llm/token_ids.h"
 #include "cc/runtime/session.h"
+#include "cc/runtime/threads.h"
 
 namespace pteforge {
 namespace {
@@ -62,12 +63,17 @@ int Main(int argc, char** argv) {
   flags.Define("model", "the single-forward .pte");
   flags.Define("ids", "the prompt's token ids");
   flags.Define("max_new_tokens", "tokens to generate", "128");
+  flags.Define("threads", "threads for XNNPACK and the kernels", "1");
   Status parsed = flags.Parse(argc, argv);
   if (!parsed.ok()) return Fail(parsed.message());
   RouteExecutorchLog(false);
   auto prompt = ParseTokenIds(flags.Get("ids"));
   auto max_new_tokens = flags.GetInt("max_new_tokens", 1, 1 << 20);
   if (!prompt.ok() || prompt->empty() || !max_new_tokens.ok()) return Fail("--ids and --max_new_tokens are required");
+  auto threads = flags.GetInt("threads", 1, 256);
+  if (!threads.ok()) return Fail(threads.status().message());
+  Status threads_set = SetThreadCount(static_cast<uint32_t>(threads.value()));
+  if (!threads_set.ok()) return Fail(threads_set.message());
 
   const auto load_start = Clock::now();
   auto session = Session::Open(flags.Get("model"));

@@ -1,21 +1,29 @@
-"""llm_bench: a causal LM of realistic size with random weights, one thread, side by side:
+"""llm_bench: a causal LM of realistic size with random weights, side by side:
 
-  (a) pteforge    export_causal_lm (prefill + decode_step over one KV cache in the state
+  pteforge        export_causal_lm (prefill + decode_step over one KV cache in the state
                   arena), XNNPACK, run by //cc/tools:generate --ids --stats
-  (b) forward     the single forward(input_ids, cache_position) optimum-executorch exports
+  single_forward  the single forward(input_ids, cache_position) optimum-executorch exports
                   (transformers' TorchExportableModuleWithStaticCache -> torch.export with a
                   dynamic length -> to_edge_transform_and_lower(XnnpackPartitioner)), run
                   by benchmarks/forward_loop.cc on the same runtime (pteforge's Session)
-  (c) eager       transformers in PyTorch, a prefill call then one call per token with its
-                  DynamicCache, torch.set_num_threads(1)
+  transformers    eager PyTorch, a prefill call then one call per token with its
+                  DynamicCache, torch.set_num_threads(N)
+  llama.cpp       llama-cpp-python built from source (tools/llama_cpp/setup, its own venv),
+                  the same random model converted by llama.cpp's converter to GGUF, Q8_0
+                  against our int8 and Q4_0 against our int4 (benchmarks/llama_cpp_worker.py)
 
-float32 and int8 (pteforge.quantize.int8_linears: int8 weights per output channel,
-dynamically quantized activations; the same for (a), (b) and (c)). Greedy, no EOS stop:
-the same prompt and number of new tokens for everyone. Prints one table (markdown) and
-writes every figure as JSON with --out.
+Weights: float32, int8 (pteforge.quantize.int8_linears: int8 per output channel) and int4
+(int4_linears: 4-bit per group of 32, torchao's 8da4w), both with dynamically quantized
+int8 activations, the same for the first three engines. Greedy, no EOS stop: the same
+prompt and number of new tokens for everyone, at each thread count. Prints one table
+(markdown) and the goals as ratios, and writes every row as JSON with --out. "= eager":
+the tokens equal transformers' with the same weights; "of 64 = float32": how many of the
+generated tokens equal float32 transformers' at the same position (a random model is a
+harsh case for quantization: its logits are nearly flat, so a small change flips a token,
+and every token after a flip is generated from another context).
 
     ./bazelw run //benchmarks:llm_bench                       # SmolLM2-135M-sized Llama
-    ./bazelw run //benchmarks:llm_bench -- --size=small --quantize=none
+    ./bazelw run //benchmarks:llm_bench -- --size=small --weights=float32 --threads=1
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import resource
 import subprocess
 import sys
@@ -37,6 +46,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 from runfiles import runfiles  # noqa: E402
 
+from benchmarks import llama_cpp_engine  # noqa: E402
 from pteforge import quantize as quantize_lib  # noqa: E402
 from pteforge.llm import export_causal_lm  # noqa: E402
 from pteforge.quiet import held_back  # noqa: E402
@@ -92,10 +102,10 @@ def run_json(command: list[str]) -> tuple[list[int], dict]:
     return [int(t) for t in result.stdout.split()], json.loads(result.stderr.strip().splitlines()[-1])
 
 
-def eager(model, prompt: list[int], new_tokens: int) -> tuple[list[int], dict]:
+def eager(model, prompt: list[int], new_tokens: int, threads: int) -> tuple[list[int], dict]:
     """Prefill then one token per call with transformers' DynamicCache, in a child
     process (its own peak RSS)."""
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     ids = torch.tensor([prompt])
     with torch.no_grad():
         start = time.perf_counter()
@@ -127,87 +137,185 @@ def _fmt(value, digits=1):
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+HEADER = ("| engine | weights | threads | prefill tok/s | decode tok/s | TTFT ms | peak RSS MB | planned MB | file MB "
+          "| export s | = eager | of 64 = float32 |")
+
+
 def _print_row(r: dict) -> None:
-    planned = r["planned_bytes"] and r["planned_bytes"] / 2**20
-    print(f"| {r['program']} | {r['weights']} | {_fmt(r['prefill_tokens_per_s'])} | "
-          f"{_fmt(r['decode_tokens_per_s'])} | {_fmt(r['time_to_first_token_ms'])} | {_fmt(r['peak_rss_mb'])} | "
-          f"{_fmt(planned, 2)} | {_fmt(r['pte_mb'])} | {_fmt(r['export_s'], 0)} | {r['same_tokens_as_eager']} |",
-          flush=True)
+    print(f"| {r['engine']} | {r['weights']} | {r['threads']} | {_fmt(r['prefill_tokens_per_s'])} | "
+          f"{_fmt(r['decode_tokens_per_s'])} | {_fmt(r['ttft_ms'])} | {_fmt(r['peak_rss_mb'])} | "
+          f"{_fmt(r['planned_mb'], 2)} | {_fmt(r['file_mb'])} | {_fmt(r['export_s'], 0)} | "
+          f"{r['tokens_equal_eager'] if r['tokens_equal_eager'] is not None else '-'} | "
+          f"{r['tokens_agreeing_with_float32']} |", flush=True)
+
+
+def _row(engine: str, weights: str, threads: int, stats: dict, tokens: list[int], file: str | None,
+         export_s: float | None) -> dict:
+    planned = stats.get("planned_bytes")
+    return {"engine": engine, "weights": weights, "threads": threads,
+            "prefill_tokens_per_s": stats.get("prefill_tokens_per_s"),
+            "decode_tokens_per_s": stats.get("decode_tokens_per_s"),
+            "ttft_ms": stats.get("time_to_first_token_ms", stats.get("ttft_ms")),
+            "peak_rss_mb": stats.get("peak_rss_mb"), "planned_mb": planned and planned / 2**20,
+            "file_mb": file and os.path.getsize(file) / 2**20, "export_s": export_s, "tokens": tokens}
+
+
+ENGINES = ("pteforge", "single_forward", "transformers", "llama.cpp")
+WEIGHTS = ("float32", "int8", "int4")
+_GGUF = {"int8": "Q8_0", "int4": "Q4_0"}  # llama.cpp's formats at the same bits
+
+
+def _export(kind: str, size: str, weights: str, max_seq_len: int, path: str) -> float | None:
+    """Exports (a) or (b) to `path` unless it is there (then its export time is unknown)."""
+    if os.path.exists(path):
+        return None
+    model = make_model(size)
+    quantize = None if weights == "float32" else weights
+    print(f"llm_bench: exporting {kind} {weights} ...", file=sys.stderr, flush=True)
+    if kind == "pteforge":
+        start = time.perf_counter()
+        program = export_causal_lm(model, max_seq_len, backend="xnnpack", quantize=quantize)
+        export_s = time.perf_counter() - start
+        program.save(path)
+        return export_s
+    if quantize:
+        quantize_lib.QUANTIZERS[quantize](model)
+    data, export_s = export_single_forward(model, max_seq_len)
+    with open(path, "wb") as f:
+        f.write(data)
+    return export_s
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", choices=sorted(SIZES), default="smollm2_135m")
-    parser.add_argument("--quantize", choices=["both", "none", "int8"], default="both")
+    parser.add_argument("--weights", default=",".join(WEIGHTS), help=f"some of {','.join(WEIGHTS)}")
+    parser.add_argument("--engines", default=",".join(ENGINES), help=f"some of {','.join(ENGINES)}")
+    parser.add_argument("--threads", default="1,2", help="thread counts, e.g. 1,2")
+    parser.add_argument("--single_forward_weights", default="float32",
+                        help="the weights the single forward is exported with (each export of the 135M-sized "
+                             "model takes minutes; float32 is the memory baseline the goals name)")
     parser.add_argument("--max_seq_len", type=int, default=256)
     parser.add_argument("--prompt_tokens", type=int, default=64)
     parser.add_argument("--new_tokens", type=int, default=64)
     parser.add_argument("--out", help="also write the figures here (JSON)")
-    parser.add_argument("--work_dir", help="keep the .pte files here; ones already there (pteforge_<q>.pte, "
-                        "forward_<q>.pte from an earlier run of the same size) are reused, their export time unknown")
+    parser.add_argument("--work_dir", help="keep the .pte, GGUF and model files here; ones already there (from an "
+                        "earlier run of the same size) are reused, their export time unknown")
     parser.add_argument("--eager_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     prompt = torch.randint(0, SIZES[args.size]["vocab_size"], (args.prompt_tokens,),
                            generator=torch.Generator().manual_seed(1)).tolist()
+    threads = [int(t) for t in args.threads.split(",")]
 
-    if args.eager_child:  # (c) in its own process
+    if args.eager_child:  # (c) in its own process: --eager_child=<weights>,<threads>
+        weights, count = args.eager_child.split(",")
         model = make_model(args.size)
-        if args.eager_child == "int8":
-            quantize_lib.int8_linears(model)
-        tokens, stats = eager(model, prompt, args.new_tokens)
+        if weights != "float32":
+            quantize_lib.QUANTIZERS[weights](model)
+        tokens, stats = eager(model, prompt, args.new_tokens, int(count))
         print(" ".join(map(str, tokens)))
         print(json.dumps(stats), file=sys.stderr)
         return 0
 
-    rows = []
+    engines, weights_list = args.engines.split(","), args.weights.split(",")
+    for name, chosen, known in (("engines", engines, ENGINES), ("weights", weights_list, WEIGHTS)):
+        if not set(chosen) <= set(known):
+            parser.error(f"--{name}: expected some of {', '.join(known)}")
     work = args.work_dir or tempfile.mkdtemp(prefix="llm_bench.")
     os.makedirs(work, exist_ok=True)
-    header = ("| program | weights | prefill tok/s | decode tok/s | TTFT ms | peak RSS MB | planned MB | .pte MB "
-              "| export s | tokens = eager |")
     print(f"{args.size}, {args.prompt_tokens}-token prompt, {args.new_tokens} new tokens, max_seq_len "
-          f"{args.max_seq_len}, 1 thread, work files in {work}\n\n{header}\n|" + "---|" * 10, flush=True)
-    for quantize in (["none", "int8"] if args.quantize == "both" else [args.quantize]):
-        ours = os.path.join(work, f"pteforge_{quantize}.pte")
-        single = os.path.join(work, f"forward_{quantize}.pte")
-        ours_export_s = single_export_s = None
-        if not os.path.exists(ours):
-            model = make_model(args.size)
-            start = time.perf_counter()
-            program = export_causal_lm(model, args.max_seq_len, backend="xnnpack",
-                                       quantize=None if quantize == "none" else quantize)
-            ours_export_s = time.perf_counter() - start
-            program.save(ours)
-        if not os.path.exists(single):
-            single_model = make_model(args.size)
-            if quantize == "int8":
-                quantize_lib.int8_linears(single_model)
-            data, single_export_s = export_single_forward(single_model, args.max_seq_len)
-            with open(single, "wb") as f:
-                f.write(data)
-        ids = "--ids=" + " ".join(map(str, prompt))
-        ours_tokens, ours_stats = run_json([_tool("cc/tools/generate"), f"--model={ours}", ids, "--greedy",
-                                            "--threads=1", f"--max_new_tokens={args.new_tokens}", "--stats",
-                                            "--repetition_penalty=1"])
-        single_tokens, single_stats = run_json([_tool("benchmarks/forward_loop"), f"--model={single}", ids,
-                                                f"--max_new_tokens={args.new_tokens}"])
-        eager_tokens, eager_stats = run_json([sys.executable, __file__, f"--size={args.size}",
-                                              f"--eager_child={quantize}", f"--prompt_tokens={args.prompt_tokens}",
-                                              f"--new_tokens={args.new_tokens}"])
-        for name, tokens, stats, size, export_s in [
-                ("(a) pteforge prefill + decode_step", ours_tokens, ours_stats, os.path.getsize(ours), ours_export_s),
-                ("(b) single forward (optimum-executorch)", single_tokens, single_stats, os.path.getsize(single),
-                 single_export_s),
-                ("(c) transformers eager", eager_tokens, eager_stats, None, None)]:
-            rows.append({"program": name, "weights": "float32" if quantize == "none" else "int8",
-                         "same_tokens_as_eager": tokens == eager_tokens, "pte_mb": size and size / 2**20,
-                         "export_s": export_s, **{k: stats.get(k) for k in (
-                             "prefill_tokens_per_s", "decode_tokens_per_s", "time_to_first_token_ms", "peak_rss_mb",
-                             "planned_bytes")}})
-            _print_row(rows[-1])
+          f"{args.max_seq_len}, greedy, work files in {work}\n\n{HEADER}\n|" + "---|" * 12, flush=True)
+    ids = "--ids=" + " ".join(map(str, prompt))
+
+    def eager_run(weights: str, count: int) -> tuple[list[int], dict]:
+        return run_json([sys.executable, __file__, f"--size={args.size}", f"--eager_child={weights},{count}",
+                         f"--prompt_tokens={args.prompt_tokens}", f"--new_tokens={args.new_tokens}"])
+
+    llama_python = hf_folder = None
+    if "llama.cpp" in engines:
+        setup, worker = _tool("tools/llama_cpp/setup"), _tool("benchmarks/llama_cpp_worker.py")
+        llama_python = llama_cpp_engine.setup_python(setup)
+        hf_folder = os.path.join(work, "hf_model")
+        if not os.path.exists(os.path.join(hf_folder, "config.json")):
+            with held_back():  # transformers' progress bar
+                make_model(args.size).save_pretrained(hf_folder)
+
+    float32_tokens = eager_run("float32", 1)[0]  # what every row's agreement counts against
+    rows = []
+    single_weights = args.single_forward_weights.split(",")
+    for weights in weights_list:
+        engines_here = [e for e in engines if e != "single_forward" or weights in single_weights]
+        ours = os.path.join(work, f"pteforge_{weights}.pte")
+        single = os.path.join(work, f"forward_{weights}.pte")
+        export_s = {kind: _export(kind, args.size, weights, args.max_seq_len, path) if kind in engines_here else None
+                    for kind, path in (("pteforge", ours), ("single_forward", single))}
+        eager_tokens = {}
+        for count in threads:
+            eager_tokens[count], eager_stats = eager_run(weights, count)
+            batch = []
+            if "pteforge" in engines_here:
+                tokens, stats = run_json([_tool("cc/tools/generate"), f"--model={ours}", ids, "--greedy",
+                                          f"--threads={count}", f"--max_new_tokens={args.new_tokens}", "--stats",
+                                          "--repetition_penalty=1"])
+                batch.append(_row("pteforge", weights, count, stats, tokens, ours, export_s["pteforge"]))
+            if "single_forward" in engines_here:
+                tokens, stats = run_json([_tool("benchmarks/forward_loop"), f"--model={single}", ids,
+                                          f"--threads={count}", f"--max_new_tokens={args.new_tokens}"])
+                batch.append(_row("single_forward", weights, count, stats, tokens, single, export_s["single_forward"]))
+            if "transformers" in engines:
+                batch.append(_row("transformers", weights, count, eager_stats, eager_tokens[count], None, None))
+            if "llama.cpp" in engines and weights in _GGUF:
+                stats = llama_cpp_engine.run(llama_python, worker, hf_folder, work, _GGUF[weights], count, prompt,
+                                             args.new_tokens)
+                batch.append({**_row("llama.cpp", _GGUF[weights], count, stats, stats["tokens"], stats["gguf"], None),
+                              "export_s": stats.get("convert_s"), "llama_cpp_version": stats.get("llama_cpp_version")})
+            for row in batch:
+                # Same weights in eager PyTorch: llama.cpp's Q8_0/Q4_0 are other quantizations, so no.
+                row["tokens_equal_eager"] = None if row["engine"] == "llama.cpp" else row["tokens"] == eager_tokens[count]
+                row["tokens_agreeing_with_float32"] = sum(a == b for a, b in zip(row["tokens"], float32_tokens))
+                _print_row(row)
+            rows += batch
+    _print_ratios(rows)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
-            json.dump({"size": args.size, "config": SIZES[args.size], "rows": rows}, f, indent=2)
+            json.dump({"size": args.size, "config": SIZES[args.size], "prompt_tokens": args.prompt_tokens,
+                       "new_tokens": args.new_tokens, "max_seq_len": args.max_seq_len,
+                       "machine": f"{os.cpu_count()} cores, {_cpu_model()}",
+                       "command": " ".join(sys.argv), "rows": rows}, f, indent=2)
     return 0
+
+
+def _cpu_model() -> str:
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+    return names[0] if names else platform.machine()
+
+
+def _print_ratios(rows: list[dict]) -> None:
+    """The issue's goals as ratios, from this run's rows."""
+    def find(engine, weights, threads):
+        return next((r for r in rows if (r["engine"], r["weights"], r["threads"]) == (engine, weights, threads)), None)
+
+    lines = []
+    for r in rows:
+        if r["engine"] != "pteforge":
+            continue
+        single = find("single_forward", r["weights"], r["threads"])
+        eager_row = find("transformers", r["weights"], r["threads"])
+        gguf = find("llama.cpp", _GGUF.get(r["weights"]), r["threads"])
+        parts = []
+        if single and single["peak_rss_mb"]:
+            parts.append(f"peak RSS {r['peak_rss_mb'] / single['peak_rss_mb']:.2f}x single forward's")
+            parts.append(f"decode {r['decode_tokens_per_s'] / single['decode_tokens_per_s']:.2f}x single forward's")
+        if eager_row:
+            parts.append(f"decode {r['decode_tokens_per_s'] / eager_row['decode_tokens_per_s']:.2f}x transformers'")
+        if gguf:
+            parts.append(f"decode {r['decode_tokens_per_s'] / gguf['decode_tokens_per_s']:.2f}x, prefill "
+                         f"{r['prefill_tokens_per_s'] / gguf['prefill_tokens_per_s']:.2f}x llama.cpp {gguf['weights']}'s")
+        if parts:
+            lines.append(f"pteforge {r['weights']}, {r['threads']} thread(s): " + "; ".join(parts))
+    if lines:
+        print("\n" + "\n".join(lines), flush=True)
 
 
 if __name__ == "__main__":

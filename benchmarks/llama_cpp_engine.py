@@ -1,0 +1,109 @@
+"""llama.cpp for llm_bench, from pteforge's side (standard library only).
+
+llama.cpp runs in its own venv (tools/llama_cpp/setup: llama-cpp-python built from source,
+plus llama.cpp's HF -> GGUF converter), in a child process (benchmarks/llama_cpp_worker.py):
+
+    setup, worker = default_paths()            # or Bazel runfiles paths
+    python = setup_python(setup)               # builds the venv once (minutes), then instant
+    row = run(python, worker, hf_model="/tmp/smol", work_dir="/tmp/work", weights="Q8_0",
+              threads=1, prompt_ids=[1, 2, 3], new_tokens=64)
+    row["decode_tokens_per_s"], row["tokens"], ...
+
+hf_model is a folder written by transformers' save_pretrained; without a tokenizer in it
+the worker writes a placeholder one of config.json's vocab_size (its docstring says more).
+From Bazel, give the binary these as data: //tools/llama_cpp:setup,
+//tools/llama_cpp:requirements.txt (setup reads it from beside itself) and
+benchmarks/llama_cpp_worker.py.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+WEIGHTS = ("F32", "Q8_0", "Q4_0")
+
+# Variables that would let pteforge's own Python packages into the other venv's processes
+# (a Bazel py_binary sets PYTHONPATH; pip would then take its numpy for "already installed").
+_PYTHON_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONSAFEPATH",
+               "VIRTUAL_ENV", "PYTHONEXECUTABLE")
+
+
+def _child_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in _PYTHON_ENV}
+    env["PYTHONNOUSERSITE"] = "1"
+    return env
+
+
+def _tail(text: str, lines: int = 40) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def default_paths() -> tuple[str, str]:
+    """(tools/llama_cpp/setup, benchmarks/llama_cpp_worker.py) beside this file: in the
+    source tree, or in a Bazel runfiles tree that has them as data."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return (os.path.normpath(os.path.join(here, os.pardir, "tools", "llama_cpp", "setup")),
+            os.path.join(here, "llama_cpp_worker.py"))
+
+
+def setup_python(setup_script: str, timeout: float | None = 3600) -> str:
+    """Runs tools/llama_cpp/setup (its progress lines pass through to stderr) and returns
+    the python of its venv (the last line it prints)."""
+    if not os.path.isfile(setup_script):
+        raise RuntimeError(f"llama.cpp setup script not found: {setup_script}")
+    tail: collections.deque[str] = collections.deque(maxlen=40)
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as stdout:
+        process = subprocess.Popen(["bash", setup_script], stdin=subprocess.DEVNULL, stdout=stdout,
+                                   stderr=subprocess.PIPE, text=True, env=_child_env())
+        try:
+            for line in process.stderr:
+                sys.stderr.write(line)
+                sys.stderr.flush()
+                tail.append(line)
+            returncode = process.wait(timeout=timeout)
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
+        stdout.seek(0)
+        lines = stdout.read().strip().splitlines()
+    if returncode != 0 or not lines:
+        raise RuntimeError(f"{setup_script} failed ({returncode}):\n{''.join(tail).rstrip()}")
+    python = lines[-1].strip()
+    if not os.access(python, os.X_OK):
+        raise RuntimeError(f"{setup_script} printed {python!r}, which is not an executable python")
+    return python
+
+
+def run(python: str, worker_script: str, hf_model: str, work_dir: str, weights: str, threads: int,
+        prompt_ids: list[int], new_tokens: int, timeout: float | None = 3600) -> dict:
+    """One greedy generation by llama.cpp in a child process (GGUF made in work_dir if not
+    there yet): the worker's JSON line as a dict (engine, weights, threads,
+    prefill_tokens_per_s, decode_tokens_per_s, ttft_ms, peak_rss_mb, file_mb, convert_s,
+    tokens, llama_cpp_version, ...). RuntimeError, with the worker's stderr tail, on failure."""
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights={weights!r}: expected one of {WEIGHTS}")
+    command = [python, worker_script, f"--hf_model={hf_model}", f"--work_dir={work_dir}", f"--weights={weights}",
+               f"--threads={threads}", "--prompt_ids=" + " ".join(str(int(t)) for t in prompt_ids),
+               f"--new_tokens={new_tokens}"]
+    try:
+        result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                timeout=timeout, env=_child_env())
+    except subprocess.TimeoutExpired as e:
+        stderr = e.stderr.decode("utf-8", "replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        raise RuntimeError(f"llama_cpp_worker ({weights}) timed out after {timeout} s:\n{_tail(stderr)}") from None
+    if result.returncode != 0:
+        raise RuntimeError(f"llama_cpp_worker ({weights}, {threads} threads) failed ({result.returncode}):\n"
+                           f"{_tail(result.stderr)}")
+    lines = result.stdout.strip().splitlines()
+    try:
+        row = json.loads(lines[-1])
+    except (IndexError, json.JSONDecodeError):
+        raise RuntimeError(f"llama_cpp_worker ({weights}) printed no JSON line:\n{_tail(result.stdout)}\n"
+                           f"{_tail(result.stderr)}") from None
+    return row
