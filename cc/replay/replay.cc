@@ -59,12 +59,13 @@ StatusOr<Replay> ParseReplay(const std::string& text) {
       replay.tolerance.atol = std::strtod(rest.c_str(), &after_atol);
       char* after_rtol = nullptr;
       replay.tolerance.rtol = std::strtod(after_atol, &after_rtol);
-      std::string flag(after_rtol);
-      flag.erase(0, flag.find_first_not_of(' ') == std::string::npos ? flag.size() : flag.find_first_not_of(' '));
-      if (after_atol == rest.c_str() || after_rtol == after_atol || !(flag.empty() || flag == "scaled")) {
+      const char* flag = after_rtol;
+      while (*flag == ' ') ++flag;
+      const std::string word(flag);  // nothing, or "scaled"
+      if (after_atol == rest.c_str() || after_rtol == after_atol || !(word.empty() || word == "scaled")) {
         return fail("expected 'tolerance <atol> <rtol>' or 'tolerance <atol> <rtol> scaled'");
       }
-      replay.tolerance.scaled = flag == "scaled";
+      replay.tolerance.scaled = word == "scaled";
       tolerance = true;
     } else if (keyword == "state") {
       auto [name, literal] = Split(rest);
@@ -107,9 +108,16 @@ Status CompareValue(const Value& want, const Value& got, const Tolerance& tolera
     }
     bool floating = IsFloatingPoint(w->dtype);
     if (floating && tolerance.scaled) {
+      // As pteforge.Tolerance.scale: the largest magnitude, at least 1, and 1 when eager
+      // gave a NaN or an infinity.
       double largest = 1;
       for (int64_t i = 0; i < w->numel(); ++i) {
-        if (std::isfinite(w->Get(i))) largest = std::max(largest, std::fabs(w->Get(i)));
+        const double magnitude = std::fabs(w->Get(i));
+        if (!std::isfinite(magnitude)) {
+          largest = 1;
+          break;
+        }
+        largest = std::max(largest, magnitude);
       }
       atol *= largest;
     }
@@ -143,7 +151,7 @@ Status CompareValue(const Value& want, const Value& got, const Tolerance& tolera
     return Failure(Error::InvalidArgument, "expected %s, got %s", DescribeValue(want).c_str(),
                    DescribeValue(got).c_str());
   }
-  if (tolerance.scaled) atol *= std::max(1.0, std::fabs(x));
+  if (tolerance.scaled && std::isfinite(x)) atol *= std::max(1.0, std::fabs(x));
   if (std::fabs(x - y) > atol + rtol * std::fabs(x)) {
     return Failure(Error::InvalidArgument, "got %.17g, eager PyTorch gave %.17g", y, x);
   }

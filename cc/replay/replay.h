@@ -31,7 +31,8 @@ struct ReplayCall {
 };
 
 // As pteforge.Tolerance: |got - want| <= atol * scale + rtol * |want|, where scale is
-// the largest magnitude in eager's value (at least 1) when `scaled`, else 1.
+// the largest magnitude in eager's value (at least 1; 1 if it holds a NaN or an
+// infinity) when `scaled`, else 1.
 struct Tolerance {
   double atol = 0;
   double rtol = 0;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace pteforge {
 namespace {
 
@@ -32,8 +34,10 @@ TEST(ReplayTest, ScaledToleranceFollowsTheValuesMagnitude) {
   EXPECT_FALSE(CompareValue(Floats({30, -2}), Floats({30.001f, -2}), Tolerance{1e-4, 0, false}, &worst).ok());
   EXPECT_TRUE(CompareValue(Floats({30, -2}), Floats({30.001f, -2}), Tolerance{1e-4, 0, true}, &worst).ok());
   EXPECT_NEAR(worst, 1e-3, 1e-5);
-  // Values below 1 keep the plain atol.
+  // Values below 1 keep the plain atol, and so do values with an infinity (as Python's).
   EXPECT_FALSE(CompareValue(Floats({0.5f}), Floats({0.501f}), Tolerance{1e-4, 0, true}, &worst).ok());
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(CompareValue(Floats({30, inf}), Floats({30.001f, inf}), Tolerance{1e-4, 0, true}, &worst).ok());
   // Scalars too.
   EXPECT_TRUE(CompareValue(Value(30.0), Value(30.001), Tolerance{1e-4, 0, true}, &worst).ok());
   EXPECT_FALSE(CompareValue(Value(30.0), Value(30.001), Tolerance{1e-4, 0, false}, &worst).ok());

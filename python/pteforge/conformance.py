@@ -78,7 +78,8 @@ class _Comparer:
                 worst = float((want.double() - got.double()).abs().max()) if want.dtype != torch.bool else float((want != got).sum())
                 ok = torch.equal(want, got)
             if not ok:
-                scale = f"; its scale {atol / self.tolerance.atol:.3g}" if self.tolerance.scaled and want.is_floating_point() else ""
+                scaled = self.tolerance.scaled and want.is_floating_point()
+                scale = f"; its scale {self.tolerance.scale(want):.3g}" if scaled else ""
                 raise ExportError(
                     f"{what} differs from eager PyTorch: max abs error {worst:.3g} "
                     f"({self.tolerance.describe()}{scale})",

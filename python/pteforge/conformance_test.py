@@ -74,6 +74,7 @@ def test_tolerance_for_a_value():
     assert tolerance.atol_for(torch.tensor([0.5, -30.0])) == pytest.approx(3e-3)
     assert tolerance.atol_for(torch.tensor([0.5])) == 1e-4  # at least the atol
     assert tolerance.atol_for(torch.tensor([float("inf")])) == 1e-4
+    assert tolerance.atol_for(torch.tensor([30.0, float("inf")])) == 1e-4  # as the C++ replay (replay_test)
     assert Tolerance(atol=1e-4).atol_for(torch.tensor([30.0])) == 1e-4
 
 

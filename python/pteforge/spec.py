@@ -83,15 +83,20 @@ class Tolerance:
     rtol: float = 1e-5
     scaled: bool = False
 
-    def atol_for(self, want: "torch.Tensor | float") -> float:
-        """The absolute tolerance for comparing against eager's `want`."""
+    def scale(self, want: "torch.Tensor | float") -> float:
+        """What atol is multiplied by for eager's `want`: 1 unless scaled; scaled, its
+        largest magnitude, at least 1 (1 when it holds a NaN or an infinity)."""
         if not self.scaled:
-            return self.atol
+            return 1.0
         if isinstance(want, torch.Tensor):
             largest = float(want.detach().abs().max()) if want.numel() else 0.0
         else:
             largest = abs(float(want))
-        return self.atol * max(1.0, largest) if math.isfinite(largest) else self.atol
+        return max(1.0, largest) if math.isfinite(largest) else 1.0
+
+    def atol_for(self, want: "torch.Tensor | float") -> float:
+        """The absolute tolerance for comparing against eager's `want`."""
+        return self.atol * self.scale(want)
 
     def describe(self) -> str:
         """As error messages and reports say it: `atol=0.0001, rtol=0.0001` (scaled: `atol=0.0001 x scale, ...`)."""
