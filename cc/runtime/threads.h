@@ -18,9 +18,9 @@ uint32_t ThreadCount();
 // Prepares XNNPACK for Sessions that run at once on separate threads (translate
 // --workers): every delegate call gets its own workspace, where XNNPACK's default
 // shares one per process and lets one call run at a time (Bergamot, 2 workers: 1.1x
-// one worker's throughput before, 1.8x after). Leave
-// SessionOptions::share_packed_weights off for such Sessions: XNNPACK's weight cache
-// also lets one call run at a time (the same run was 1.5x slower with it). Call before opening the
+// one worker's throughput before, 1.8x after). Leave SessionOptions::
+// share_packed_weights off for such Sessions: XNNPACK's weight cache also lets one
+// call run at a time (the same run was 1.5x slower with it). Call before opening the
 // Sessions. A runtime without XNNPACK (built from source) has nothing to prepare.
 Status PrepareConcurrentSessions();
 
