@@ -6,15 +6,25 @@ import os
 import platform
 
 
+# The CPU features that pick kernels here (XNNPACK's, llama.cpp's): the machine class
+# changes from day to day on these VMs.
+_SIMD_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16", "avx512_fp16",
+               "amx_int8")
+
+
 def machine() -> dict:
     """What the benchmark ran on."""
-    cpu = platform.processor()
+    cpu, flags = platform.processor(), []
     try:
         with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+            lines = f.readlines()
+        cpu = next(line.split(":", 1)[1].strip() for line in lines if line.startswith("model name"))
+        present = next(line.split(":", 1)[1].split() for line in lines if line.startswith("flags"))
+        flags = [flag for flag in _SIMD_FLAGS if flag in present]
     except (OSError, StopIteration):
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "system": platform.platform()}
+    return {"cpu": cpu, "cpu_flags": flags, "cores": os.cpu_count(), "python": platform.python_version(),
+            "system": platform.platform()}
 
 
 def _find(results: list[dict], engine: str, beams: int, threads: int) -> dict | None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -46,7 +45,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 from runfiles import runfiles  # noqa: E402
 
-from benchmarks import llama_cpp_engine  # noqa: E402
+from benchmarks import bench_output, llama_cpp_engine  # noqa: E402
 from pteforge import quantize as quantize_lib  # noqa: E402
 from pteforge.llm import export_causal_lm  # noqa: E402
 from pteforge.quiet import held_back  # noqa: E402
@@ -227,9 +226,15 @@ def main() -> int:
           f"{args.max_seq_len}, greedy, work files in {work}\n\n{HEADER}\n|" + "---|" * 12, flush=True)
     ids = "--ids=" + " ".join(map(str, prompt))
 
+    eager_runs: dict[tuple[str, int], tuple[list[int], dict]] = {}
+
     def eager_run(weights: str, count: int) -> tuple[list[int], dict]:
-        return run_json([sys.executable, __file__, f"--size={args.size}", f"--eager_child={weights},{count}",
-                         f"--prompt_tokens={args.prompt_tokens}", f"--new_tokens={args.new_tokens}"])
+        """transformers in a child process, once per weights and thread count."""
+        if (weights, count) not in eager_runs:
+            eager_runs[weights, count] = run_json([
+                sys.executable, __file__, f"--size={args.size}", f"--eager_child={weights},{count}",
+                f"--prompt_tokens={args.prompt_tokens}", f"--new_tokens={args.new_tokens}"])
+        return eager_runs[weights, count]
 
     llama_python = hf_folder = None
     if "llama.cpp" in engines:
@@ -280,15 +285,9 @@ def main() -> int:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump({"size": args.size, "config": SIZES[args.size], "prompt_tokens": args.prompt_tokens,
                        "new_tokens": args.new_tokens, "max_seq_len": args.max_seq_len,
-                       "machine": f"{os.cpu_count()} cores, {_cpu_model()}",
+                       "machine": bench_output.machine(),
                        "command": " ".join(sys.argv), "rows": rows}, f, indent=2)
     return 0
-
-
-def _cpu_model() -> str:
-    with open("/proc/cpuinfo", encoding="utf-8") as f:
-        names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
-    return names[0] if names else platform.machine()
 
 
 def _print_ratios(rows: list[dict]) -> None:
