@@ -2,7 +2,8 @@
 
 Two steps, timed separately by the exporter:
   to_edge_and_lower  edge dialect + backend delegation (XNNPACK guarded so it never
-                     takes state as constant data), then a check that no delegate did;
+                     takes state as constant data, its norms' means in a form it
+                     delegates: xnnpack_means.py), then a check that no delegate did;
                      for cortex_m, linear layers on pteforge's CMSIS-NN operators first
                      (pteforge.cortex_m); on the portable kernels, constant subgraphs
                      folded (fold.py);
@@ -23,7 +24,9 @@ from executorch.exir import (
     ExecutorchProgramManager,
     to_edge_transform_and_lower,
 )
+from executorch.exir.memory_planning import _alias_inplace_result_specs, _is_inplace_node
 from executorch.exir.passes import MemoryPlanningPass
+from executorch.exir.passes.replace_view_copy_with_view_pass import _ViewSpec
 from executorch.exir.tensor import TensorSpec
 import torch
 from torch.export import ExportedProgram
@@ -36,6 +39,7 @@ from pteforge.inplace_state import update_state_in_place
 from pteforge.parallel_lowering import lower_methods
 from pteforge.state_sources import copy_state_sources
 from pteforge.spec import Backend
+from pteforge.xnnpack_means import means_as_pooling
 
 
 def _partitioners(backend: Backend, state: Collection[str]) -> list:
@@ -69,6 +73,10 @@ def to_edge_and_lower(
 
         for program in programs.values():
             use_cmsis_nn(program)
+
+    if backend == "xnnpack":
+        for program in programs.values():
+            means_as_pooling(program)
 
     def lower(group: Mapping[str, ExportedProgram]) -> dict[str, ExportedProgram]:
         edge = to_edge_transform_and_lower(dict(group), partitioner=_partitioners(backend, state))
@@ -129,7 +137,33 @@ class _MemoryPlanning(MemoryPlanningPass):
             for spec in pytree.tree_leaves(node.meta.get("spec")):
                 if isinstance(spec, TensorSpec):
                     spec.requires_grad = False
+        _views_follow_in_place_results(graph_module)
         return super().run(graph_module, graph_signature)
+
+
+def _views_follow_in_place_results(graph_module: torch.fx.GraphModule) -> None:
+    """Makes a view of an in-place operator's result a view of the memory it writes.
+
+    ExecuTorch's planner gives an in-place operator's result the spec of the tensor it
+    writes (index_put_'s result is the state buffer), but only while planning, after
+    its views were made: a view (et_view) of the result keeps the result's own spec,
+    which is never planned, and reads whatever lies at its unplanned offset. A method
+    reading its updated KV cache through a reshape on the portable kernels got NaN
+    (inplace_state_test). Aliasing first, as the planner will, and re-basing the
+    views on the aliased spec gives them the buffer's memory.
+    """
+    for node in graph_module.graph.nodes:
+        if not _is_inplace_node(node):
+            continue
+        before = node.meta.get("spec")
+        _alias_inplace_result_specs(node)  # what planning does; the same again there
+        after = node.meta.get("spec")
+        if after is before or not isinstance(after, TensorSpec):
+            continue
+        for user in node.users:
+            view = user.meta.get("spec")
+            if isinstance(view, _ViewSpec) and view._base is before:
+                user.meta["spec"] = _ViewSpec(after, list(view.shape))
 
 
 def plan_and_emit(edge: EdgeProgramManager) -> ExecutorchProgramManager:

@@ -1,5 +1,6 @@
 """Helpers for pteforge's own tests (testonly)."""
 
+import collections
 import os
 import pathlib
 import sys
@@ -7,6 +8,26 @@ import sys
 import pytest
 
 from pteforge.quiet import quiet_dependencies
+
+
+DELEGATE = "delegate"
+
+
+def instructions(data: bytes) -> dict[str, collections.Counter]:
+    """For each method of a .pte (its bytes), how many of its instructions call each
+    operator ("aten::index_put.out", "aten::index_put_") or a delegate (DELEGATE)."""
+    from executorch.exir._serialize._program import deserialize_pte_binary
+
+    program = deserialize_pte_binary(data)
+    program = getattr(program, "program", program)
+    counts = {}
+    for plan in program.execution_plan:
+        names = [f"{op.name}{'.' + op.overload if op.overload else ''}" for op in plan.operators]
+        counts[plan.name] = collections.Counter(
+            names[instruction.instr_args.op_index] if hasattr(instruction.instr_args, "op_index") else DELEGATE
+            for chain in plan.chains for instruction in chain.instructions
+            if hasattr(instruction.instr_args, "op_index") or hasattr(instruction.instr_args, "delegate_index"))
+    return counts
 
 
 class _BazelSharding:
