@@ -14,7 +14,8 @@
 
 Weights: float32, int8 (pteforge.quantize.int8_linears: int8 per output channel) and int4
 (int4_linears: 4-bit per group of 32, torchao's 8da4w), both with dynamically quantized
-int8 activations, the same for the first three engines. Greedy, no EOS stop: the same
+int8 activations and int8 embedding tables (quantize.QUANTIZERS), the same for the first
+three engines. Greedy, no EOS stop: the same
 prompt and number of new tokens for everyone, at each thread count. Prints one table
 (markdown) and the goals as ratios, and writes every row as JSON with --out. "= eager":
 the tokens equal transformers' with the same weights; "of 64 = float32": how many of the

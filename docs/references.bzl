@@ -36,6 +36,7 @@ DOC_TARGETS = [
     "//cc/tools:translate",
     "//cc/tools:translate_cortex_m55",
     "//cc/tools:translate_pt_en",
+    "//cc/tools:translate_test",
     "//cc/tools:vad",
     "//cc/tools:vad_cortex_m55",
     "//cc/tools:vad_int8_cortex_m55",

@@ -58,8 +58,8 @@ def causal_lm_exporter(
         raise ExportError(f"quantize={quantize!r}: expected None, 'int8' or 'int4'")
     if not isinstance(max_seq_len, int) or max_seq_len < MIN_SEQ_LEN:
         raise ExportError(f"max_seq_len={max_seq_len!r}: must be an integer of at least {MIN_SEQ_LEN}")
-    # Quantized on a copy: the caller's model stays float32.
-    module = CausalLmWithCache(copy.deepcopy(model) if quantize else model, max_seq_len)
+    # On a copy: the caller's model keeps its attention implementation and its float32 weights.
+    module = CausalLmWithCache(copy.deepcopy(model), max_seq_len)
     if quantize:
         quantize_lib.QUANTIZERS[quantize](module)
     constants = program_constants.model_constants(model, max_seq_len)

@@ -25,6 +25,7 @@ import torch
 from torch import nn
 
 from pteforge.errors import ExportError
+from pteforge.llm.attention import use_grouped_attention
 
 POSITION = "position"
 
@@ -89,11 +90,13 @@ def _static_cache(model: nn.Module, max_seq_len: int):
 class CausalLmWithCache(nn.Module):
     """`model` with prefill / decode_step over a static cache of `max_seq_len` positions
     (see the module docstring). State: key_cache_<i>, value_cache_<i>, cache_length_<i>
-    per layer and `position` (state_names())."""
+    per layer and `position` (state_names()). `model` is switched to pteforge's grouped
+    attention (attention.py): pass a copy to keep the original as it was."""
 
     def __init__(self, model: nn.Module, max_seq_len: int):
         super().__init__()
         check_supported(model, max_seq_len)
+        use_grouped_attention(model)
         from transformers.integrations.executorch import get_head_shapes
 
         self.model = model
