@@ -11,6 +11,16 @@ int8 activations (XNNPACK's qd8-f32-qb4w GEMM). An eighth of float32's bytes, an
 x86 CPUs without VNNI the GEMM XNNPACK runs fastest (its 8-bit weights widen to 16 bits).
 A layer whose input size is not a multiple of the group size stays in int8.
 
+`int8_embeddings` stores every nn.Embedding table in int8 with one scale per row, read by
+ExecuTorch's quantized `embedding_byte` kernel (a quarter of float32's bytes: on a
+SmolLM2-135M-sized model the float32 table alone was 113 MB of a 238 MB int8 program).
+A lookup reads one row per token, so this is about size, not speed. Tables of
+nn.Embedding subclasses (Gemma's scaled embedding) are left as they are: their forward
+does more than a lookup.
+
+QUANTIZERS, what `quantize="int8"` / `"int4"` mean to pteforge.llm: the linear layers as
+named and the embedding tables in int8.
+
 The quantized module is what the exporter's conformance check compares against: the
 .pte is proven equal to the quantized eager module, and how far quantization moves the
 outputs from float32 is a separate, model-level question (a benchmark's, not export's).
@@ -71,4 +81,38 @@ def int4_linears(module: nn.Module, keep: Callable[[nn.Module, str], bool] | Non
     return int8_linears(module, keep=lambda layer, name: grouped(layer, name) or bool(keep and keep(layer, name)))
 
 
-QUANTIZERS = {"int8": int8_linears, "int4": int4_linears}
+class Int8Embedding(nn.Module):
+    """An nn.Embedding's lookup over an int8 table with one float32 scale per row
+    (symmetric: row / scale rounded to [-127, 127]). The program runs ExecuTorch's
+    quantized_decomposed::embedding_byte kernel; eager PyTorch its reference
+    implementation, which dequantizes the same way."""
+
+    def __init__(self, embedding: nn.Embedding):
+        super().__init__()
+        table = embedding.weight.detach().float()
+        scales = table.abs().amax(dim=1).clamp(min=torch.finfo(torch.float32).tiny) / 127
+        self.register_buffer("weight", torch.round(table / scales[:, None]).clamp(-127, 127).to(torch.int8))
+        self.register_buffer("scales", scales)
+        self.embedding_dim = embedding.embedding_dim
+
+    def forward(self, indices: torch.Tensor) -> torch.Tensor:
+        return torch.ops.quantized_decomposed.embedding_byte.default(self.weight, self.scales, None, -127, 127, indices)
+
+
+def int8_embeddings(module: nn.Module) -> nn.Module:
+    """Replaces every nn.Embedding in `module` (not its subclasses) by an Int8Embedding,
+    in place; returns `module`."""
+    # Registers the quantized_decomposed operators (and their eager implementations).
+    import executorch.exir.passes._quant_patterns_and_replacements  # noqa: F401
+
+    for name, child in list(module.named_modules()):
+        for attribute, embedding in list(child.named_children()):
+            if type(embedding) is nn.Embedding:
+                setattr(child, attribute, Int8Embedding(embedding))
+    return module
+
+
+QUANTIZERS = {
+    "int8": lambda module: int8_embeddings(int8_linears(module)),
+    "int4": lambda module: int8_embeddings(int4_linears(module)),
+}

@@ -73,6 +73,38 @@ def test_int4_falls_back_to_int8_per_channel_where_groups_do_not_fit():
     assert grouped.scale.to(torch.bfloat16).float().equal(grouped.scale)  # rounded as XNNPACK keeps them
 
 
+class _Lookup(nn.Module):
+    """A 1000 x 64 table (and a subclass of nn.Embedding, which is left alone)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.table = nn.Embedding(1000, 64)
+        self.scaled = _ScaledEmbedding(10, 64)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.table(ids) + self.scaled(ids % 10)
+
+
+class _ScaledEmbedding(nn.Embedding):
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return super().forward(ids) * 2
+
+
+def test_int8_embeddings_a_quarter_of_the_bytes_and_close_to_float32():
+    ids = torch.tensor([[0, 5, 999, 5, 42]])
+    float32 = _Lookup().eval()
+    module = quantize.int8_embeddings(_Lookup().eval())
+    assert isinstance(module.table, quantize.Int8Embedding) and type(module.scaled) is _ScaledEmbedding
+    # Each value within half a step (its row's largest magnitude / 127) of float32.
+    steps = float32.table.weight.abs().amax(dim=1)[ids] / 127
+    assert ((module(ids) - float32(ids)).abs() <= steps[..., None] / 2 + 1e-6).all()
+    program = MultiMethodExporter(module).method("forward", (ids,), input_ranges={0: (0, 999)}).export(backend="xnnpack")
+    assert len(program.data) < 1000 * 64 * 1.5  # int8 and a scale per row, not 4 bytes a value
+    assert program.report["conformance"]["max_abs_error"] == 0  # the same dequantization, exactly
+    assert "quantized_decomposed::embedding_byte.out" in testing.instructions(program.data)["forward"]
+
+
 def test_keep_leaves_a_layer_in_float32():
     module = quantize.int8_linears(Projector(), keep=lambda layer, name: name == "projection")
     assert not parametrize.is_parametrized(module.projection)

@@ -56,20 +56,24 @@ def _call(what: str, function: Callable[..., Any], *args: Any) -> Any:
     raise ExecutorchError(f"{what}: {failure}", said.lines()) from failure
 
 
-def _register_pteforge_kernels(data: bytes | str) -> None:
-    """Loads pteforge's own kernels (pteforge.cortex_m) if the program names them."""
+def _register_kernels(data: bytes | str) -> None:
+    """Registers the kernels the Python runtime lacks and the program names: pteforge's
+    own (pteforge.cortex_m) and ExecuTorch's quantized ones (quantized_kernels.py)."""
+    from pteforge import quantized_kernels
     from pteforge.cortex_m import kernels
 
     if isinstance(data, str):
         try:
             with open(data, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-                needed = kernels.needs_kernels(mapped)
+                ours, quantized = kernels.needs_kernels(mapped), mapped.find(quantized_kernels.MARKER) != -1
         except (OSError, ValueError):  # missing or empty: the runtime's own error follows
             return
     else:
-        needed = kernels.needs_kernels(data)
-    if needed:
+        ours, quantized = kernels.needs_kernels(data), data.find(quantized_kernels.MARKER) != -1
+    if ours:
         kernels.load()
+    if quantized:
+        quantized_kernels.load()
 
 
 class LoadedProgram:
@@ -83,7 +87,7 @@ class LoadedProgram:
 
     def __init__(self, source: bytes | str | os.PathLike):
         data = source if isinstance(source, bytes) else os.fspath(source)
-        _register_pteforge_kernels(data)
+        _register_kernels(data)
         self._program = _call("loading the program", lambda: Runtime.get().load_program(data))
         self._methods = {name: _call(f"loading method '{name}'", self._program.load_method, name)
                          for name in sorted(self._program.method_names)}

@@ -26,6 +26,8 @@ MAX_SEQ_LEN = 64
 
 # One program per family, both backends among them.
 PROGRAMS = [("llama", "portable"), ("qwen2", "xnnpack"), ("gpt2", "xnnpack"), ("phi", "portable")]
+# And a quantized one: XNNPACK's int8 linears and ExecuTorch's quantized embedding kernel.
+QUANTIZED = [("llama", "xnnpack_int8")]
 
 
 def pte(family: str, backend: str) -> str:
@@ -54,7 +56,7 @@ def random_prompts(vocab: int, count: int, seed: int) -> list[list[int]]:
     return [[rng.randrange(vocab) for _ in range(length)] for length in rng.sample(range(1, 50), count)]
 
 
-@pytest.mark.parametrize("family, backend", PROGRAMS)
+@pytest.mark.parametrize("family, backend", PROGRAMS + QUANTIZED)
 def test_greedy_ids_equal_the_python_runtime(family, backend):
     lm = load_causal_lm(pte(family, backend))
     for prompt in random_prompts(lm.vocab_size, 4, seed=len(family)):

@@ -102,7 +102,8 @@ def export_causal_lm(
         CMSIS-NN operators; pteforge.cortex_m).
       quantize: None, "int8" (int8 weights per output channel) or "int4" (4-bit weights
         per group of 32 input channels, torchao's 8da4w), both with dynamically
-        quantized int8 activations; XNNPACK only (pteforge.quantize). The model itself
+        quantized int8 activations and int8 embedding tables; XNNPACK only
+        (pteforge.quantize.QUANTIZERS). The model itself
         is not modified; conformance compares against the same quantization in eager.
       tokenizer_dir: a folder with the model's tokenizer.json (and optionally
         tokenizer_config.json): stored in the .pte so that it generates text alone.
