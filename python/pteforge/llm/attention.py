@@ -26,6 +26,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from pteforge.llm.rolling_window import WINDOW_MASKS
+
 IMPLEMENTATION = "pteforge_grouped"
 
 
@@ -34,6 +36,10 @@ def grouped_attention(module: nn.Module, query: torch.Tensor, key: torch.Tensor,
                       softcap: float | None = None, **kwargs) -> tuple[torch.Tensor, None]:
     """transformers' attention-function signature: query [1, H, T, d], key [1, KV, S, d],
     value [1, KV, S, dv], an additive mask [1, 1, T, S]; returns ([1, T, H, dv], None)."""
+    window_masks = kwargs.pop(WINDOW_MASKS, None)
+    if window_masks and getattr(module, "layer_idx", None) in window_masks:
+        # A rolled window's keys are a ring and the step's own (rolling_window.py).
+        attention_mask = window_masks[module.layer_idx]
     batch, heads, q_len, head_dim = query.shape
     kv_heads, kv_len = key.shape[1], key.shape[2]
     if (batch != 1 or heads % kv_heads or dropout or kwargs.get("s_aux") is not None

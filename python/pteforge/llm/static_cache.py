@@ -15,6 +15,9 @@ instead of an argument, so a caller cannot desynchronize it from the cache, and
 
 A prefill after decode steps continues the same conversation (a new turn); a prompt
 is processed by one prefill of its n >= 2 tokens (n = 1: decode_step).
+
+A sliding-window layer whose window is shorter than max_seq_len keeps a ring of the
+window's positions instead (rolling_window.py).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from torch import nn
 
 from pteforge.errors import ExportError
 from pteforge.llm.attention import use_grouped_attention
+from pteforge.llm.rolling_window import WINDOW_MASKS, rolling_window_layer, window_mask
 
 POSITION = "position"
 
@@ -61,22 +65,18 @@ def check_supported(model: nn.Module, max_seq_len: int) -> None:
 
 
 def _static_cache(model: nn.Module, max_seq_len: int):
-    """transformers' StaticCache for `model`, every layer a plain StaticLayer; sliding-window layers whose window
-    covers max_seq_len become one (exact: their window never fills). Anything else is
-    refused with the reason."""
+    """transformers' StaticCache for `model`: StaticLayers, and RollingWindowLayers for
+    sliding-window layers whose window is shorter than max_seq_len (a window covering
+    max_seq_len never fills: a StaticLayer is exact). Anything else is refused with the
+    reason."""
     StaticCache, StaticLayer, StaticSlidingWindowLayer = _cache_classes()
     cache = StaticCache(config=model.config, max_cache_len=max_seq_len)
     layers = []
     for index, layer in enumerate(cache.layers):
         if type(layer) is StaticSlidingWindowLayer:
             # Its max_cache_len is min(window, max_seq_len).
-            if layer.max_cache_len < max_seq_len:
-                raise ExportError(
-                    f"layer {index} attends to a sliding window of the last {layer.max_cache_len} tokens, "
-                    f"shorter than max_seq_len={max_seq_len}: pteforge.llm keeps every position in a static "
-                    f"cache and does not roll a window. Export with max_seq_len <= {layer.max_cache_len} "
-                    "(the window then never fills and the result is exact)")
-            layer = StaticLayer(max_seq_len)
+            window = layer.max_cache_len
+            layer = rolling_window_layer(window) if window < max_seq_len else StaticLayer(max_seq_len)
         elif type(layer) is not StaticLayer:
             raise ExportError(
                 f"layer {index} keeps a {type(layer).__name__} cache (not an attention key/value cache): "
@@ -114,6 +114,10 @@ class CausalLmWithCache(nn.Module):
                 self._state.append(name)
         self.register_buffer(POSITION, torch.zeros((), dtype=torch.int64), persistent=False)
         self._state.append(POSITION)
+        # The layers whose window rolls (rolling_window.py), by index: each needs its
+        # window's mask on every step.
+        self._windows = {index: layer.max_cache_len for index, layer in enumerate(self.cache.layers)
+                         if layer.is_sliding}
         # The last position's logits only, where the model can (most transformers LMs).
         self._logits_to_keep = "logits_to_keep" in inspect.signature(model.forward).parameters
         self.train(False)  # as the model (checked above)
@@ -135,6 +139,10 @@ class CausalLmWithCache(nn.Module):
         for layer in self.cache.layers:
             layer.cumulative_length.copy_(self.position)
         extra = {"logits_to_keep": 1} if self._logits_to_keep else {}
+        if self._windows:
+            masks = {window: window_mask(self.position, input_ids.shape[1], window)
+                     for window in sorted(set(self._windows.values()))}
+            extra[WINDOW_MASKS] = {index: masks[window] for index, window in self._windows.items()}
         output = self.model(input_ids=input_ids, past_key_values=self.cache, use_cache=True, **extra)
         self.position.add_(input_ids.shape[1])
         return output.logits[:, -1, :]

@@ -57,10 +57,29 @@ def test_a_sliding_window_that_covers_max_seq_len_is_exact():
     assert _eager_greedy(module, [5, 9, 3, 7], 20)[:len(expected)] == expected
 
 
+# Sliding windows shorter than max_seq_len: every layer (Mistral), every other layer
+# with soft-capped logits (Gemma2: local then global), the last layer (Qwen2).
+WINDOWED = {
+    "mistral": (transformers.MistralConfig, transformers.MistralForCausalLM, dict(sliding_window=6)),
+    "gemma2": (transformers.Gemma2Config, transformers.Gemma2ForCausalLM, dict(sliding_window=6, head_dim=8)),
+    "qwen2": (transformers.Qwen2Config, transformers.Qwen2ForCausalLM,
+              dict(sliding_window=6, use_sliding_window=True, max_window_layers=1)),
+}
+
+
+@pytest.mark.parametrize("family", sorted(WINDOWED))
+def test_a_sliding_window_shorter_than_max_seq_len_rolls(family):
+    config_class, model_class, extra = WINDOWED[family]
+    model = _model(config_class, model_class, **extra)
+    rolled = CausalLmWithCache(model, max_seq_len=48)
+    assert sorted(layer.keys.shape[2] for layer in rolled.cache.layers)[0] == 6  # the window's positions only
+    for prompt in ([5, 9, 3], list(range(5, 15))):  # shorter and longer than the window
+        expected = _reference(model, prompt, 30)
+        assert len(expected) > 10
+        assert _eager_greedy(CausalLmWithCache(model, max_seq_len=48), prompt, 30)[:len(expected)] == expected
+
+
 @pytest.mark.parametrize("make, max_seq_len, message", [
-    (lambda: _model(transformers.MistralConfig, transformers.MistralForCausalLM, sliding_window=16), 32,
-     r"layer 0 attends to a sliding window of the last 16 tokens, shorter than max_seq_len=32.*"
-     r"Export with max_seq_len <= 16"),
     (lambda: _model(transformers.Lfm2Config, transformers.Lfm2ForCausalLM, layer_types=["conv", "full_attention"],
                     block_ff_dim=64), 32,
      r"layer 0 keeps a LinearAttentionLayer cache \(not an attention key/value cache\)"),
