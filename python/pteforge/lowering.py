@@ -2,8 +2,9 @@
 
 Two steps, timed separately by the exporter:
   to_edge_and_lower  edge dialect + backend delegation (XNNPACK guarded so it never
-                     takes state as constant data, its norms' means in a form it
-                     delegates: xnnpack_means.py), then a check that no delegate did;
+                     takes state as constant data, its norms' means and dynamic
+                     reshapes in forms it delegates: xnnpack_means.py,
+                     xnnpack_reshapes.py), then a check that no delegate did;
                      for cortex_m, linear layers on pteforge's CMSIS-NN operators first
                      (pteforge.cortex_m); on the portable kernels, constant subgraphs
                      folded (fold.py);
@@ -40,6 +41,7 @@ from pteforge.parallel_lowering import lower_methods
 from pteforge.state_sources import copy_state_sources
 from pteforge.spec import Backend
 from pteforge.xnnpack_means import means_as_pooling
+from pteforge.xnnpack_reshapes import reshapes_with_one_inferred_size
 
 
 def _partitioners(backend: Backend, state: Collection[str]) -> list:
@@ -77,6 +79,7 @@ def to_edge_and_lower(
     if backend == "xnnpack":
         for program in programs.values():
             means_as_pooling(program)
+            reshapes_with_one_inferred_size(program)
 
     def lower(group: Mapping[str, ExportedProgram]) -> dict[str, ExportedProgram]:
         edge = to_edge_transform_and_lower(dict(group), partitioner=_partitioners(backend, state))

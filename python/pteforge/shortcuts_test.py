@@ -36,12 +36,13 @@ class _Int8Accumulator(torch.nn.Module):
 
 
 class _CutChain(torch.nn.Module):
-    """Linear layers between views with a symbolic size, which XNNPACK leaves to the
-    portable kernels: ten partitions, fused one after the other (fusion_sort)."""
+    """Linear layers and scalings between cumulative sums and flips, which XNNPACK
+    leaves to the portable kernels: at least ten partitions, fused one after the other
+    (fusion_sort), some of which XNNPACK's partitioner may merge and some not."""
 
     def __init__(self):
         super().__init__()
-        self.layers = torch.nn.ModuleList(torch.nn.Linear(16, 16) for _ in range(4))
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(16, 16) for _ in range(5))
         with torch.no_grad():
             for index, layer in enumerate(self.layers):
                 layer.weight.copy_(torch.linspace(-1, 1, 256).reshape(16, 16) * (index + 1) / 4)
@@ -51,7 +52,8 @@ class _CutChain(torch.nn.Module):
     def step(self, x):
         n = x.shape[0]
         for layer in self.layers:
-            x = layer(x).view(n, 4, 4).transpose(1, 2).reshape(n, 16)
+            y = layer(x)
+            x = (y.cumsum(1) * 0.25).flip(1) + y * 0.5
         self.total[:n].add_(x)
         return self.total.clone()
 
