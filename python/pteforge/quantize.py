@@ -105,7 +105,7 @@ def int8_embeddings(module: nn.Module) -> nn.Module:
     # Registers the quantized_decomposed operators (and their eager implementations).
     import executorch.exir.passes._quant_patterns_and_replacements  # noqa: F401
 
-    for name, child in list(module.named_modules()):
+    for child in list(module.modules()):
         for attribute, embedding in list(child.named_children()):
             if type(embedding) is nn.Embedding:
                 setattr(child, attribute, Int8Embedding(embedding))

@@ -54,12 +54,23 @@ def causal_lm_exporter(
 ) -> MultiMethodExporter:
     """The configured MultiMethodExporter behind export_causal_lm (for callers who want
     to add constants or conformance calls before exporting). Same arguments."""
+    _check_arguments(max_seq_len, quantize)
+    # On a copy: the caller's model keeps its attention implementation and its float32 weights.
+    return _exporter(copy.deepcopy(model), max_seq_len, quantize, tokenizer_dir, name)
+
+
+def _check_arguments(max_seq_len: int, quantize: str | None) -> None:
     if quantize not in QUANTIZATIONS:
         raise ExportError(f"quantize={quantize!r}: expected None, 'int8' or 'int4'")
     if not isinstance(max_seq_len, int) or max_seq_len < MIN_SEQ_LEN:
         raise ExportError(f"max_seq_len={max_seq_len!r}: must be an integer of at least {MIN_SEQ_LEN}")
-    # On a copy: the caller's model keeps its attention implementation and its float32 weights.
-    module = CausalLmWithCache(copy.deepcopy(model), max_seq_len)
+
+
+def _exporter(model: nn.Module, max_seq_len: int, quantize: str | None, tokenizer_dir: str | os.PathLike | None,
+              name: str | None) -> MultiMethodExporter:
+    """causal_lm_exporter over `model` itself, which it switches and may quantize (a
+    model no caller keeps: a copy, or one loaded for the export)."""
+    module = CausalLmWithCache(model, max_seq_len)
     if quantize:
         quantize_lib.QUANTIZERS[quantize](module)
     constants = program_constants.model_constants(model, max_seq_len)
@@ -151,9 +162,11 @@ def make_exporter(hf_model: str, max_seq_len: str = str(DEFAULT_MAX_SEQ_LEN), qu
         raise ExportError(f"max_seq_len={max_seq_len!r} is not an integer") from None
     if not tokenizer_dir and os.path.isfile(os.path.join(hf_model, "tokenizer.json")):
         tokenizer_dir = hf_model
+    quantization = None if quantize == "none" else quantize
+    _check_arguments(length, quantization)
     name = os.path.basename(os.path.normpath(hf_model))
-    return causal_lm_exporter(load_hf_model(hf_model), length, None if quantize == "none" else quantize,
-                              tokenizer_dir or None, name=name)
+    # The model loaded here is the exporter's alone: no copy of it.
+    return _exporter(load_hf_model(hf_model), length, quantization, tokenizer_dir or None, name)
 
 
 def _tokens(vocab: int, count: int, seed: int) -> torch.Tensor:

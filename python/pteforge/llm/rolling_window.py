@@ -26,6 +26,8 @@ layer index, which every transformers attention module knows as `layer_idx`).
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch.fx.experimental.symbolic_shapes import statically_known_true
 
@@ -34,16 +36,18 @@ from torch.fx.experimental.symbolic_shapes import statically_known_true
 WINDOW_MASKS = "pteforge_window_masks"
 
 
-def _static_layer_class():
-    from transformers.cache_utils import StaticLayer
-
-    return StaticLayer
-
-
 def rolling_window_layer(window: int):
     """A transformers cache layer (a StaticLayer of `window` positions) that rolls."""
+    return _rolling_window_class()(window)
 
-    class RollingWindowLayer(_static_layer_class()):
+
+@functools.cache
+def _rolling_window_class():
+    """RollingWindowLayer, defined on first use: pteforge.llm imports transformers only
+    when a model is exported."""
+    from transformers.cache_utils import StaticLayer
+
+    class RollingWindowLayer(StaticLayer):
         is_sliding = True
 
         def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
@@ -74,7 +78,7 @@ def rolling_window_layer(window: int):
             # not use for this layer (window_mask does).
             return self.max_cache_len + query_length, 0
 
-    return RollingWindowLayer(window)
+    return RollingWindowLayer
 
 
 def window_mask(position: torch.Tensor, count: int, window: int) -> torch.Tensor:
