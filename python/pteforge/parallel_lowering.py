@@ -3,10 +3,11 @@
 Edge dialect and delegation work on one method at a time and in one thread (fake-tensor
 re-tracing, pass after pass), so a multi-method export leaves every core but one idle:
 a Bergamot export spent 27 s lowering `encode` and 12 s lowering the rest, one after the
-other. Here the methods are split into groups of about equal size (graph nodes); the
-process lowers the largest group itself while forked children lower the others and hand
-each lowered method back through ExecuTorch's own serializer (exir.serde, which keeps
-the delegates).
+other. Here the methods are split into groups of about equal cost (graph nodes, those
+with symbolic shapes counted twice: lowering_cost); the process lowers the costliest
+group itself while forked children lower the others and hand each lowered method back
+through ExecuTorch's own serializer (exir.serde, which keeps the delegates), the
+delegates' weights beside it, raw (_serialize).
 
 A child that fails, for any reason (a lowering error, a program the serializer cannot
 carry, a crash or a hang), costs only time: its group is lowered again here, so a real
@@ -36,7 +37,7 @@ from pteforge.errors import ExportError
 
 _log = logging.getLogger("pteforge")
 
-# Below this many graph nodes (ATen, before decompositions; a Bergamot decode_step has
+# Below this lowering cost (graph nodes, ATen, before decompositions; a Bergamot decode_step has
 # 174, lowered in about 9 s) a group is not worth a process (fork, serialization and
 # deserialization cost about 0.3 s); the test models stay serial.
 MIN_NODES_PER_PROCESS = 150
@@ -89,12 +90,23 @@ def split_by_size(sizes: Mapping[str, int], jobs: int, min_size: int | None = No
     return [sorted(group, key=order.__getitem__) for group in kept if group]
 
 
+def lowering_cost(program: ExportedProgram) -> int:
+    """Its graph nodes, those with a symbolic shape counted twice: each re-trace reasons
+    about their sizes. A causal LM's `prefill` (401 nodes at 4 layers, 285 of them
+    symbolic) took 122 s to lower at 135M parameters, its `decode_step` (391, none) 73 s."""
+    def symbolic(node: torch.fx.Node) -> bool:
+        value = node.meta.get("val")
+        return isinstance(value, torch.Tensor) and any(isinstance(size, torch.SymInt) for size in value.shape)
+
+    return sum(2 if symbolic(node) else 1 for node in program.graph.nodes)
+
+
 def lower_methods(programs: Mapping[str, ExportedProgram], lower_group: LowerGroup, jobs: int) -> dict[str, ExportedProgram]:
     """Lowers every method with `lower_group`, in up to `jobs` processes.
 
     Returns the lowered programs in the order of `programs`.
     """
-    sizes = {name: len(program.graph.nodes) for name, program in programs.items()}
+    sizes = {name: lowering_cost(program) for name, program in programs.items()}
     groups = split_by_size(sizes, jobs) if hasattr(os, "fork") else [list(programs)]
     if len(groups) == 1:
         return dict(lower_group(dict(programs)))
@@ -107,7 +119,9 @@ def lower_methods(programs: Mapping[str, ExportedProgram], lower_group: LowerGro
         try:
             started = time.monotonic()
             lowered.update(lower_group({name: programs[name] for name in groups[0]}))
-            timeout = max(_CHILD_TIMEOUT_FLOOR_S, _CHILD_TIMEOUT_FACTOR * (time.monotonic() - started))
+            own_s = time.monotonic() - started
+            _log.info("lowered %s here in %.1f s", ", ".join(groups[0]), own_s)
+            timeout = max(_CHILD_TIMEOUT_FLOOR_S, _CHILD_TIMEOUT_FACTOR * own_s)
             for child in children:
                 received = _collect(child, timeout)
                 if received is None:
@@ -163,10 +177,13 @@ def _fork_child(group: list[str], programs: Mapping[str, ExportedProgram], lower
     try:
         # The parent's intra-op thread pool does not survive fork(); lowering needs none.
         torch.set_num_threads(1)
+        started = time.monotonic()
         lowered = lower_group({name: programs[name] for name in group})
+        lowering_s = time.monotonic() - started
         serialized = {name: _serialize(lowered[name]) for name in group}
         with open(path + ".part", "wb") as out:
-            pickle.dump(serialized, out, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((serialized, lowering_s, time.monotonic() - started - lowering_s), out,
+                        protocol=pickle.HIGHEST_PROTOCOL)
         os.rename(path + ".part", path)
         code = 0
     except BaseException:  # noqa: BLE001 (reported; the parent lowers the group again)
@@ -190,26 +207,99 @@ def _collect(child: _Child, timeout: float) -> dict[str, ExportedProgram] | None
         _log.info("the child process lowering %s failed (%s); lowering it here", ", ".join(child.group), ended)
         return None
     try:
+        reading = time.monotonic()
         with open(child.path, "rb") as data:
-            serialized = pickle.load(data)
-        return {name: _deserialize(serialized[name]) for name in child.group}
+            serialized, lowering_s, writing_s = pickle.load(data)
+        received = {name: _deserialize(serialized[name]) for name in child.group}
+        _log.info("lowered %s in a child process in %.1f s (handing it over: %.1f s)", ", ".join(child.group),
+                  lowering_s, writing_s + time.monotonic() - reading)
+        return received
     except Exception as error:  # noqa: BLE001 (the serial path below raises any real error)
         _log.info("reading back %s failed (%s); lowering it here", ", ".join(child.group), error)
         _log.debug("%s", traceback.format_exc())
         return None
 
 
-def _serialize(program: ExportedProgram) -> tuple[bytes, bytes, bytes, bytes]:
+def _serialize(program: ExportedProgram) -> tuple[tuple[bytes, bytes, bytes, bytes], list]:
+    """ExecuTorch's serialization of `program`, its delegates' payloads beside it.
+
+    exir.serde writes each delegate's named data (XNNPACK's weights) and its original
+    program's parameters into JSON as base64: at 135M parameters, about 25 s each way,
+    which was as long as lowering the method itself. They travel raw instead (pickle),
+    and the serialized program holds empty stand-ins. `program` keeps the stand-ins too:
+    the child process serializing it exits next.
+    """
     from executorch.exir.serde import serialize as serde
 
+    payloads = [_detach_payload(module) for module in _lowered_modules(program)]
     artifact = serde.serialize(program)
-    return (artifact.exported_program, artifact.state_dict, artifact.constants, artifact.example_inputs)
+    return (artifact.exported_program, artifact.state_dict, artifact.constants, artifact.example_inputs), payloads
 
 
-def _deserialize(serialized: tuple[bytes, bytes, bytes, bytes]) -> ExportedProgram:
+def _deserialize(serialized: tuple[tuple[bytes, bytes, bytes, bytes], list]) -> ExportedProgram:
     from executorch.exir.serde import serialize as serde
     from torch._export.serde.serialize import SerializedArtifact
 
+    artifact, payloads = serialized
     # The serializer drops requires_grad from the values; plan_and_emit drops it from
     # every method (lowering.py), so the .pte does not depend on the path taken.
-    return serde.deserialize(SerializedArtifact(*serialized))
+    program = serde.deserialize(SerializedArtifact(*artifact))
+    modules = _lowered_modules(program)
+    if len(modules) != len(payloads):
+        raise RuntimeError(f"{len(modules)} delegates read back where {len(payloads)} were written")
+    for module, payload in zip(modules, payloads):
+        _attach_payload(module, payload)
+    return program
+
+
+def _lowered_modules(program: ExportedProgram) -> list:
+    """The program's delegates in graph order (the order survives serialization)."""
+    from executorch.exir.delegate import executorch_call_delegate
+
+    modules = []
+    for graph_module in program.graph_module.modules():
+        if isinstance(graph_module, torch.fx.GraphModule):
+            for node in graph_module.graph.nodes:
+                if node.op == "call_function" and node.target is executorch_call_delegate:
+                    modules.append(getattr(graph_module, node.args[0].target))
+    return modules
+
+
+def _stand_in(value):
+    """An empty tensor of the same kind (a Parameter stays one: the verifier checks)."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    empty = torch.empty(0, dtype=value.dtype)
+    return torch.nn.Parameter(empty, requires_grad=False) if isinstance(value, torch.nn.Parameter) else empty
+
+
+def _detach_payload(module) -> tuple:
+    """Takes the delegate's named data buffers and its original program's tensors out,
+    leaving stand-ins the serializer writes in a few bytes."""
+    store = module.named_data_store_output
+    buffers = None
+    if store is not None:
+        buffers, store.buffers = store.buffers, [b""] * len(store.buffers)
+    original = module.original_module
+    tensors = {}
+    for kind, table in (("state_dict", original.state_dict), ("constants", original.constants)):
+        for key, value in table.items():
+            if isinstance(value, torch.Tensor):
+                tensors[kind, key] = value
+                table[key] = _stand_in(value)
+    return buffers, tensors
+
+
+def _attach_payload(module, payload: tuple) -> None:
+    buffers, tensors = payload
+    store = module.named_data_store_output
+    if (store is None) != (buffers is None) or (store is not None and len(store.buffers) != len(buffers)):
+        raise RuntimeError("a delegate's named data does not match what was written")
+    if store is not None:
+        store.buffers = buffers
+    original = module.original_module
+    for (kind, key), value in tensors.items():
+        table = original.state_dict if kind == "state_dict" else original.constants
+        if key not in table:
+            raise RuntimeError(f"a delegate's {kind} lost '{key}'")
+        table[key] = value

@@ -1,7 +1,8 @@
 """The exporter's shortcuts: programs byte-identical with and without them
 (PTEFORGE_EXPORT_SHORTCUTS=0), XNNPACK re-traces skipped only after a pass that changed
 nothing, ExecuTorch's last decomposition skipped only when it has nothing to do, and
-partition fusing sorting the graph in place exactly as torch's legalize_graph would."""
+partition fusing sorting the graph in place exactly as torch's legalize_graph would, node
+provenance shared and equal to what torch records."""
 
 import contextlib
 
@@ -16,7 +17,8 @@ from executorch.exir.pass_base import ExportPass
 
 from models.cache_model import make_exporter as make_cache_exporter
 from models.stateful import make_exporter as make_stateful_exporter
-from pteforge import fusion_sort, merge_check, redundant_decompositions, shortcuts, testing, xnnpack_retraces
+from pteforge import (fusion_sort, merge_check, node_provenance, redundant_decompositions, shortcuts, testing,
+                      xnnpack_retraces)
 
 
 class _Int8Accumulator(torch.nn.Module):
@@ -297,6 +299,41 @@ def test_the_decomposition_shortcut_is_undone_after_the_block():
         assert torch.export.ExportedProgram.run_decompositions is not run
     assert torch.export.ExportedProgram.run_decompositions is run
     assert _program._replace_aten_ops_with_transformed_ops is mark
+
+
+def _provenance(shared: bool) -> list:
+    """Each node's recorded provenance after to_edge's passes, without the graph ids
+    (addresses, which differ from run to run)."""
+    from torch.fx.traceback import preserve_node_meta
+
+    def without_graph_ids(record: dict) -> dict:
+        return {**{k: v for k, v in record.items() if k not in ("graph_id", "from_node")},
+                "from_node": [without_graph_ids(earlier) for earlier in record["from_node"]]}
+
+    with node_provenance.shared_provenance() if shared else contextlib.nullcontext(), preserve_node_meta():
+        program = _edge_program()
+    return [(node.name, [without_graph_ids(source.to_dict()) for source in node.meta.get("from_node", [])])
+            for node in program.graph.nodes]
+
+
+def _depth(records: list) -> int:
+    return max((1 + _depth(record["from_node"]) for record in records), default=0)
+
+
+def test_shared_provenance_records_what_torch_records():
+    shared, copied = _provenance(shared=True), _provenance(shared=False)
+    assert shared == copied
+    # A pass extended an earlier record: there was something to copy.
+    assert max(_depth(records) for _, records in shared) >= 2
+
+
+def test_the_provenance_shortcut_is_undone_after_the_block():
+    from torch.fx.traceback import NodeSource
+
+    init = NodeSource.__init__
+    with node_provenance.shared_provenance():
+        assert NodeSource.__init__ is not init
+    assert NodeSource.__init__ is init
 
 
 if __name__ == "__main__":
