@@ -1,6 +1,7 @@
 """The exporter's shortcuts: speed-ups inside torch's and ExecuTorch's passes that must
 not change a single byte of the program (decomposition_cache.py, xnnpack_retraces.py,
-redundant_decompositions.py, fusion_sort.py, merge_check.py, node_provenance.py).
+redundant_decompositions.py, fusion_sort.py, merge_check.py, node_provenance.py,
+quantization_shapes.py).
 
 PTEFORGE_EXPORT_SHORTCUTS=0 turns them all off: for a benchmark's before/after, or to
 rule them out when a newer torch or ExecuTorch behaves unexpectedly.
@@ -13,6 +14,7 @@ from pteforge.decomposition_cache import cached_cia_operators
 from pteforge.fusion_sort import sorted_in_place_while_fusing
 from pteforge.merge_check import faster_merge_checks
 from pteforge.node_provenance import shared_provenance
+from pteforge.quantization_shapes import remembered_quantization_shapes
 from pteforge.redundant_decompositions import skip_redundant_decompositions
 from pteforge.xnnpack_retraces import skip_unchanged_retraces
 
@@ -27,5 +29,6 @@ def export_shortcuts():
         yield
         return
     with (cached_cia_operators(), skip_unchanged_retraces(), skip_redundant_decompositions(),
-          sorted_in_place_while_fusing(), faster_merge_checks(), shared_provenance()):
+          sorted_in_place_while_fusing(), faster_merge_checks(), shared_provenance(),
+          remembered_quantization_shapes()):
         yield

@@ -17,8 +17,8 @@ from executorch.exir.pass_base import ExportPass
 
 from models.cache_model import make_exporter as make_cache_exporter
 from models.stateful import make_exporter as make_stateful_exporter
-from pteforge import (fusion_sort, merge_check, node_provenance, redundant_decompositions, shortcuts, testing,
-                      xnnpack_retraces)
+from pteforge import (fusion_sort, merge_check, node_provenance, quantization_shapes, redundant_decompositions,
+                      shortcuts, testing, xnnpack_retraces)
 
 
 class _Int8Accumulator(torch.nn.Module):
@@ -70,6 +70,37 @@ def _make_cut_chain_exporter():
     return exporter
 
 
+class _Int4Stack(torch.nn.Module):
+    """Four alike 4-bit linear layers over a dynamic number of rows: the same
+    quantization calls, shapes and all, again and again (quantization_shapes)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(64, 64) for _ in range(4))
+        with torch.no_grad():
+            for index, layer in enumerate(self.layers):
+                layer.weight.copy_(torch.linspace(-1, 1, 64 * 64).reshape(64, 64).roll(index, 1))
+                layer.bias.fill_(0.05 * index)
+        self.register_buffer("total", torch.zeros(8, 64))
+
+    def step(self, x):
+        for layer in self.layers:
+            x = torch.relu(layer(x))
+        self.total[: x.shape[0]].add_(x)
+        return self.total.clone()
+
+
+def _make_int4_stack_exporter():
+    from torch.export import Dim
+
+    from pteforge import MultiMethodExporter, quantize
+
+    module = quantize.int4_linears(_Int4Stack().eval())
+    exporter = MultiMethodExporter(module, name="int4_stack")
+    exporter.method("step", (torch.ones(3, 64),), dynamic_shapes=({0: Dim("n", min=1, max=8)},))
+    return exporter
+
+
 def _make_int8_exporter():
     from pteforge import MultiMethodExporter, quantize
 
@@ -85,7 +116,7 @@ def _make_int8_exporter():
 # int8 one has the kept operators whose last decomposition is skipped, the cut chain
 # many partitions to fuse.
 @pytest.mark.parametrize("make_exporter", [make_stateful_exporter, make_cache_exporter, _make_int8_exporter,
-                                           _make_cut_chain_exporter])
+                                           _make_cut_chain_exporter, _make_int4_stack_exporter])
 def test_export_is_byte_identical_without_the_shortcuts(monkeypatch, make_exporter):
     with_shortcuts = make_exporter().export(backend="xnnpack").data
     monkeypatch.setenv(shortcuts.SWITCH, "0")
@@ -335,6 +366,62 @@ def test_the_provenance_shortcut_is_undone_after_the_block():
         assert NodeSource.__init__ is not init
     assert NodeSource.__init__ is init
 
+
+def _choose_and_dequantize(x: torch.Tensor) -> tuple:
+    # The overloads, as ExecuTorch's passes call them.
+    ops = torch.ops.torchao
+    scale, zero = ops.choose_qparams_affine.default(x, "ASYMMETRIC", [1, 64], torch.int8, -128, 127, 1e-6,
+                                                    torch.float32, torch.int8)
+    q = ops.quantize_affine.default(x, [1, 64], scale, zero, torch.int8, -128, 127)
+    return scale, zero, ops.dequantize_affine.default(q, [1, 64], scale, zero, torch.int8, -128, 127)
+
+
+def _metadata(values) -> list:
+    return [(tuple(v.shape), v.stride(), v.dtype) for v in values]
+
+
+def test_quantization_shapes_are_remembered_per_fake_mode():
+    import torchao.quantization.quant_primitives  # noqa: F401 (registers the operators)
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode() as mode:
+        x = torch.empty(5, 64)
+        computed = _metadata(_choose_and_dequantize(x))
+    with quantization_shapes.remembered_quantization_shapes(), FakeTensorMode() as mode:
+        x = torch.empty(5, 64)
+        first = _metadata(_choose_and_dequantize(x))
+        second = _metadata(_choose_and_dequantize(torch.empty(5, 64)))
+        remembered = dict(mode.__dict__[quantization_shapes._CACHE])
+        other = _metadata(_choose_and_dequantize(torch.empty(7, 64)))
+    assert first == second == computed
+    assert len(remembered) == 3  # one per operator: the second round came from memory
+    assert other[2][0] == (7, 64)
+
+
+def test_real_tensors_and_traces_always_run_the_implementation():
+    import torchao.quantization.quant_primitives  # noqa: F401
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    x = torch.linspace(-2, 2, 5 * 64).reshape(5, 64)
+    expected = _choose_and_dequantize(x)
+    traced = make_fx(lambda t: _choose_and_dequantize(t), tracing_mode="fake")(x).code
+    with quantization_shapes.remembered_quantization_shapes():
+        for got, want in zip(_choose_and_dequantize(x), expected):
+            assert torch.equal(got, want)
+        assert make_fx(lambda t: _choose_and_dequantize(t), tracing_mode="fake")(x).code == traced
+
+
+def test_the_quantization_shortcut_is_undone_after_the_block():
+    import torchao.quantization.quant_primitives  # noqa: F401
+    from torch._ops import OpOverload
+    from torch._subclasses import fake_impls
+
+    op = torch.ops.torchao.dequantize_affine.default
+    call, rule, key = OpOverload.__call__, fake_impls.op_implementations_dict.get(op), hash(op)
+    with quantization_shapes.remembered_quantization_shapes():
+        assert OpOverload.__call__ is not call
+        assert hash(op) == key  # dictionaries keyed by the operator still find it
+    assert OpOverload.__call__ is call and fake_impls.op_implementations_dict.get(op) is rule
 
 if __name__ == "__main__":
     testing.main(__file__)
