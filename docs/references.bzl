@@ -140,6 +140,7 @@ DOC_PATHS = [
     "benchmarks/results",
     "benchmarks/results/export_time_bench.json",
     "benchmarks/results/llm_bench.json",
+    "benchmarks/results/llm_bench_int4_export.json",
     "benchmarks/results/llm_bench_int4_step.json",
     "benchmarks/results/llm_bench_int8_step.json",
     "benchmarks/results/m55_bench.json",
