@@ -27,7 +27,7 @@ import operator
 
 import torch
 
-from pteforge.merge_check import source_digest
+from pteforge.source_patch import source_digest
 
 # sha256 of torch.fx.passes.tools_common.legalize_graph's source (torch 2.13), first 16 digits.
 _KNOWN_SOURCE = "6dc8094b32ebd463"

@@ -17,8 +17,8 @@ that method's source is the one this was written against (ExecuTorch 1.5.1).
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import inspect
+
+from pteforge.source_patch import replaced_if_known
 
 # sha256 of GroupBasedPartitioner._can_merge_partitions' source (ExecuTorch 1.5.1), first 16 digits.
 _KNOWN_SOURCE = "08428a6ba5abd129"
@@ -37,14 +37,6 @@ def _can_merge_partitions(self, p1, p2, partitions_by_id) -> bool:
     return validate_partition(list(combined))
 
 
-def source_digest(function) -> str | None:
-    """The first 16 hex digits of sha256 over `function`'s source (None if unavailable)."""
-    try:
-        return hashlib.sha256(inspect.getsource(function).encode()).hexdigest()[:16]
-    except (OSError, TypeError):
-        return None
-
-
 @contextlib.contextmanager
 def faster_merge_checks():
     """Within the block, XNNPACK's partitioner checks merges with _can_merge_partitions."""
@@ -53,12 +45,6 @@ def faster_merge_checks():
     except ImportError:
         yield
         return
-    original = GroupBasedPartitioner.__dict__.get("_can_merge_partitions")
-    if original is None or original is _can_merge_partitions or source_digest(original) != _KNOWN_SOURCE:
-        yield  # another ExecuTorch, or already inside the block
-        return
-    GroupBasedPartitioner._can_merge_partitions = _can_merge_partitions
-    try:
+    # Another ExecuTorch, or already inside the block: left as it is.
+    with replaced_if_known(GroupBasedPartitioner, "_can_merge_partitions", _can_merge_partitions, _KNOWN_SOURCE):
         yield
-    finally:
-        GroupBasedPartitioner._can_merge_partitions = original

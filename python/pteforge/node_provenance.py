@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 
-from pteforge.merge_check import source_digest
+from pteforge.source_patch import replaced_if_known
 
 # sha256 of NodeSource.__init__'s source (torch 2.13), first 16 digits.
 _KNOWN_SOURCE = "99395e7f40a4a049"
@@ -54,12 +54,6 @@ def shared_provenance():
     """Within the block, a new NodeSource shares the provenance it extends."""
     from torch.fx.traceback import NodeSource
 
-    original = NodeSource.__dict__.get("__init__")
-    if original is None or original is _init or source_digest(original) != _KNOWN_SOURCE:
-        yield  # another torch, or already inside the block
-        return
-    NodeSource.__init__ = _init
-    try:
+    # Another torch, or already inside the block: left as it is.
+    with replaced_if_known(NodeSource, "__init__", _init, _KNOWN_SOURCE):
         yield
-    finally:
-        NodeSource.__init__ = original

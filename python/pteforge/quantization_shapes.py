@@ -26,7 +26,7 @@ import enum
 
 import torch
 
-from pteforge.merge_check import source_digest
+from pteforge.source_patch import replaced_if_known
 
 _NAMES = ("quantize_affine", "dequantize_affine", "choose_qparams_affine")
 # sha256 of OpOverload.__call__'s source (torch 2.13), first 16 digits: it calls self._op.
@@ -129,9 +129,8 @@ def remembered_quantization_shapes():
     from torch._subclasses import fake_impls
 
     operators = _operators()
-    original_call = OpOverload.__dict__.get("__call__")
-    if not operators or getattr(original_call, "_pteforge", False) or source_digest(original_call) != _KNOWN_CALL:
-        yield  # torchao not loaded, another torch, or already inside the block
+    if not operators:
+        yield  # torchao not loaded
         return
     remembering = frozenset(operators)
 
@@ -141,22 +140,24 @@ def remembered_quantization_shapes():
             return _remembered(self._op, args, kwargs)
         return self._op(*args, **kwargs)
 
-    call._pteforge = True
-    rules = [(op, fake_impls.op_implementations_dict.get(op)) for op in operators]
-    OpOverload.__call__ = call
-    for op, rule in rules:
-        # The rule fake tensors use when a trace keeps the operator whole: torch's own
-        # (it runs the implementation under the fake mode), registered here first.
-        fake_impls.op_implementations_dict[op] = _fake_rule(op, rule)
-    try:
-        yield
-    finally:
-        OpOverload.__call__ = original_call
+    # Another torch, or already inside the block: left as it is.
+    with replaced_if_known(OpOverload, "__call__", call, _KNOWN_CALL) as replaced:
+        if not replaced:
+            yield
+            return
+        rules = [(op, fake_impls.op_implementations_dict.get(op)) for op in operators]
         for op, rule in rules:
-            if rule is None:
-                fake_impls.op_implementations_dict.pop(op, None)
-            else:
-                fake_impls.op_implementations_dict[op] = rule
+            # The rule fake tensors use when a trace keeps the operator whole: torch's own
+            # (it runs the implementation under the fake mode), registered here first.
+            fake_impls.op_implementations_dict[op] = _fake_rule(op, rule)
+        try:
+            yield
+        finally:
+            for op, rule in rules:
+                if rule is None:
+                    fake_impls.op_implementations_dict.pop(op, None)
+                else:
+                    fake_impls.op_implementations_dict[op] = rule
 
 
 def _fake_rule(op, rule):

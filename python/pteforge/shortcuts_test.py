@@ -18,7 +18,7 @@ from executorch.exir.pass_base import ExportPass
 from models.cache_model import make_exporter as make_cache_exporter
 from models.stateful import make_exporter as make_stateful_exporter
 from pteforge import (fusion_sort, merge_check, node_provenance, quantization_shapes, redundant_decompositions,
-                      shortcuts, testing, xnnpack_retraces)
+                      shortcuts, source_patch, testing, xnnpack_retraces)
 
 
 class _Int8Accumulator(torch.nn.Module):
@@ -279,7 +279,7 @@ def test_merge_checks_answer_as_executorchs(monkeypatch):
     _make_cut_chain_exporter().export(backend="xnnpack")
     assert answers and all(a == b for a, b in answers)
     assert {a for a, _ in answers} == {True, False}  # both answers were exercised
-    assert merge_check.source_digest(theirs) == merge_check._KNOWN_SOURCE
+    assert source_patch.source_digest(theirs) == merge_check._KNOWN_SOURCE
 
 
 class _Linear(torch.nn.Module):
