@@ -5,10 +5,15 @@
         [--replay=stateful.replay.txt] [--plan_svg=stateful.plan.svg] [--verbose]
     python -m pteforge.export --hf_model=DIR --out=model.pte \\
         [--max_seq_len=512] [--backend=xnnpack] [--quantize=int8|int4] [--tokenizer_dir=DIR]
+    python -m pteforge.export --hf_seq2seq=DIR --out=model.pte \
+        [--max_source_len=128] [--max_target_len=128] [--max_rows=8] [--backend=xnnpack] \
+        [--quantize=int8] [--tokenizer_dir=DIR]
 
 The factory is a function returning a configured MultiMethodExporter; --model_args
 become its keyword arguments (as strings). --hf_model exports a Hugging Face causal LM
-folder with pteforge.llm (prefill / decode_step sharing the KV cache; docs/llm.md).
+folder with pteforge.llm (prefill / decode_step sharing the KV cache; docs/llm.md);
+--hf_seq2seq an encoder-decoder folder (T5, BART, Marian, M2M100, Whisper) with
+pteforge.seq2seq (encode / decode_step / reorder_cache sharing the cache; docs/seq2seq.md).
 Exit status: 0 on success, 1 when the export fails (the message says what and how to
 fix it), 2 for bad flags.
 """
@@ -42,8 +47,15 @@ flags.DEFINE_string("hf_model", None, "A Hugging Face causal LM folder to export
 flags.DEFINE_integer("max_seq_len", 512, "With --hf_model: positions in the KV cache, prompt and generated tokens.")
 flags.DEFINE_enum("quantize", "none", ["none", "int8", "int4"],
                   "With --hf_model: int8 weights per channel, or int4 weights per group of 32 (8da4w), with "
-                  "dynamic int8 activations (needs --backend=xnnpack).")
-flags.DEFINE_string("tokenizer_dir", None, "With --hf_model: the tokenizer.json's folder (default: --hf_model's).")
+                  "dynamic int8 activations (needs --backend=xnnpack); with --hf_seq2seq: int8.")
+flags.DEFINE_string("tokenizer_dir", None,
+                    "With --hf_model or --hf_seq2seq: the tokenizer.json's folder (default: the model's).")
+flags.DEFINE_string("hf_seq2seq", None, "A Hugging Face encoder-decoder folder to export (pteforge.seq2seq), "
+                    "instead of --model.")
+flags.DEFINE_integer("max_source_len", None, "With --hf_seq2seq: the longest source in tokens (default 128; "
+                     "Whisper: fixed by the model).")
+flags.DEFINE_integer("max_target_len", 128, "With --hf_seq2seq: most decoder positions, the start token included.")
+flags.DEFINE_integer("max_rows", 8, "With --hf_seq2seq: most decoder rows at once (sources x beams).")
 flags.DEFINE_bool(
     "verbose", False, "Also show what torch, torchao and ExecuTorch print (held back by default)."
 )
@@ -98,28 +110,58 @@ def load_factory(spec: str) -> Callable:
     return factory
 
 
+# Flags that belong to one kind of export.
+_LLM_FLAGS = ("max_seq_len",)
+_SEQ2SEQ_FLAGS = ("max_source_len", "max_target_len", "max_rows")
+_HF_FLAGS = ("quantize", "tokenizer_dir")
+
+
 def _check_model_flags() -> None:
-    """Exactly one of --model and --hf_model; the causal-LM flags only with --hf_model."""
-    if bool(FLAGS.model) == bool(FLAGS.hf_model):
-        raise CommandError("give either --model (a factory) or --hf_model (a Hugging Face causal LM folder)")
-    llm_flags = [name for name in ("max_seq_len", "quantize", "tokenizer_dir") if FLAGS[name].present]
-    if FLAGS.model and llm_flags:
-        raise CommandError(f"--{llm_flags[0]} is for --hf_model exports (a --model factory takes --model_args)")
-    if FLAGS.hf_model and FLAGS.model_args:
-        raise CommandError("--model_args is for --model factories; --hf_model takes --max_seq_len, --quantize "
-                           "and --tokenizer_dir")
+    """Exactly one of --model, --hf_model and --hf_seq2seq, and only its own flags."""
+    sources = [name for name in ("model", "hf_model", "hf_seq2seq") if FLAGS[name].value]
+    if len(sources) != 1:
+        raise CommandError("give one of --model (a factory), --hf_model (a Hugging Face causal LM folder) and "
+                           "--hf_seq2seq (a Hugging Face encoder-decoder folder)")
+    allowed = {"model": (), "hf_model": _LLM_FLAGS + _HF_FLAGS, "hf_seq2seq": _SEQ2SEQ_FLAGS + _HF_FLAGS}[sources[0]]
+    for name in _LLM_FLAGS + _SEQ2SEQ_FLAGS + _HF_FLAGS:
+        if FLAGS[name].present and name not in allowed:
+            owners = [f"--{owner}" for owner, flags_of in (("hf_model", _LLM_FLAGS + _HF_FLAGS),
+                                                           ("hf_seq2seq", _SEQ2SEQ_FLAGS + _HF_FLAGS))
+                      if name in flags_of]
+            extra = " (a --model factory takes --model_args)" if FLAGS.model else ""
+            raise CommandError(f"--{name} is for {' and '.join(owners)} exports{extra}")
+    if not FLAGS.model and FLAGS.model_args:
+        raise CommandError(f"--model_args is for --model factories; --{sources[0]} takes "
+                           f"{', '.join('--' + name for name in allowed)}")
     if FLAGS.quantize != "none" and FLAGS.backend != "xnnpack":
         raise CommandError(f"--quantize={FLAGS.quantize} needs --backend=xnnpack (the portable kernels have no "
                            "quantized matmul)")
+    if FLAGS.hf_seq2seq and FLAGS.quantize == "int4":
+        raise CommandError("--quantize=int4 is for --hf_model; --hf_seq2seq takes none or int8")
 
 
-def _hf_model_factory() -> tuple[Callable, dict[str, str]]:
-    """pteforge.llm's factory for --hf_model and its arguments."""
-    if not os.path.isdir(FLAGS.hf_model):
-        raise CommandError(f"--hf_model={FLAGS.hf_model}: no such folder")
-    from pteforge.llm.export import make_exporter
+def _folder(flag: str) -> str:
+    path = FLAGS[flag].value
+    if not os.path.isdir(path):
+        raise CommandError(f"--{flag}={path}: no such folder")
+    return path
 
-    kwargs = {"hf_model": FLAGS.hf_model, "max_seq_len": str(FLAGS.max_seq_len), "quantize": FLAGS.quantize}
+
+def _hf_factory() -> tuple[Callable, dict[str, str]]:
+    """pteforge.llm's or pteforge.seq2seq's factory for --hf_model / --hf_seq2seq, and its
+    arguments."""
+    if FLAGS.hf_model:
+        from pteforge.llm.export import make_exporter
+
+        kwargs = {"hf_model": _folder("hf_model"), "max_seq_len": str(FLAGS.max_seq_len)}
+    else:
+        from pteforge.seq2seq.export import make_exporter
+
+        kwargs = {"hf_seq2seq": _folder("hf_seq2seq"), "max_target_len": str(FLAGS.max_target_len),
+                  "max_rows": str(FLAGS.max_rows)}
+        if FLAGS.max_source_len is not None:
+            kwargs["max_source_len"] = str(FLAGS.max_source_len)
+    kwargs["quantize"] = FLAGS.quantize
     if FLAGS.tokenizer_dir:
         kwargs["tokenizer_dir"] = FLAGS.tokenizer_dir
     return make_exporter, kwargs
@@ -143,8 +185,8 @@ def main(argv: list[str]) -> int:
             raise CommandError(f"--out={FLAGS.out}: the folder {out_dir} does not exist")
         kwargs = parse_model_args(FLAGS.model_args)
         _log_progress()
-        if FLAGS.hf_model:
-            factory, kwargs = _hf_model_factory()
+        if FLAGS.hf_model or FLAGS.hf_seq2seq:
+            factory, kwargs = _hf_factory()
         else:
             factory = load_factory(FLAGS.model)
         try:
@@ -153,7 +195,8 @@ def main(argv: list[str]) -> int:
             raise
         except Exception as error:
             traceback.print_exc()
-            source = f"--model={FLAGS.model}" if FLAGS.model else f"--hf_model={FLAGS.hf_model}"
+            flag = next(name for name in ("model", "hf_model", "hf_seq2seq") if FLAGS[name].value)
+            source = f"--{flag}={FLAGS[flag].value}"
             raise CommandError(f"{source}: the factory raised {type(error).__name__}: {error}") from error
         if not isinstance(exporter, MultiMethodExporter):
             raise CommandError(

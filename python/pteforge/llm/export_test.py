@@ -55,7 +55,7 @@ def _run(capsys, *args):
 
 
 @pytest.mark.parametrize("args, status, message", [
-    (["--hf_model=DIR", "--model=pteforge.testing_models:make_cache"], 2, "give either --model"),
+    (["--hf_model=DIR", "--model=pteforge.testing_models:make_cache"], 2, "give one of --model"),
     (["--max_seq_len=64", "--model=pteforge.testing_models:make_cache"], 2, "--max_seq_len is for --hf_model"),
     (["--hf_model=DIR", "--model_args=a=b"], 2, "--model_args is for --model factories"),
     (["--hf_model=DIR", "--quantize=int8"], 2, "--quantize=int8 needs --backend=xnnpack"),

@@ -1,0 +1,103 @@
+"""export_seq2seq_lm's and the command line's (--hf_seq2seq) refusals: each a clear error
+before any export work, and no file written; and the command line's export of a model
+folder, whose program generates what the model does."""
+
+import os
+
+import pytest
+import torch
+import transformers
+from absl import flags
+
+from pteforge import ExportError, cli, testing
+from pteforge.seq2seq import export_seq2seq_lm, load_seq2seq
+from pteforge.seq2seq.export import load_hf_seq2seq
+from pteforge.seq2seq.testing_models import tiny_model
+
+
+@pytest.fixture(scope="module")
+def bart():
+    return tiny_model("bart")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"backend": "gpu"}, "unknown backend 'gpu'"),
+    ({"quantize": "int4", "backend": "xnnpack"}, "quantize='int4': expected None or 'int8'"),
+    ({"quantize": "int8"}, "quantize='int8' needs backend='xnnpack'"),
+    ({"max_rows": 2}, "max_rows=2: must be an integer of at least 4"),
+    ({"max_source_len": 0}, "max_source_len=0: must be an integer of at least 5"),
+    ({"max_source_len": 65}, "max_source_len=65 exceeds the model's 64 source positions"),
+    ({"max_target_len": 65}, "max_target_len=65 exceeds the 64 decoder positions of the model's position table"),
+])
+def test_bad_arguments_are_refused(bart, kwargs, message):
+    with pytest.raises(ExportError, match=message):
+        export_seq2seq_lm(bart, **{"max_source_len": 16, "max_target_len": 16, "max_rows": 4, **kwargs})
+
+
+def test_models_outside_the_families_are_refused(bart):
+    decoder_only = transformers.GPT2LMHeadModel(transformers.GPT2Config(n_layer=1, n_embd=16, n_head=2)).eval()
+    with pytest.raises(ExportError, match="is not an encoder-decoder model; decoder-only causal LMs are exported "
+                                          "by pteforge.llm"):
+        export_seq2seq_lm(decoder_only)
+    config = transformers.PegasusConfig(vocab_size=32, d_model=16, encoder_layers=1, decoder_layers=1,
+                                        encoder_attention_heads=2, decoder_attention_heads=2)
+    with pytest.raises(ExportError, match=r"model_type 'pegasus'\) is not supported by pteforge.seq2seq"):
+        export_seq2seq_lm(transformers.PegasusForConditionalGeneration(config).eval())
+    bart.train()
+    try:
+        with pytest.raises(ExportError, match="is in training mode"):
+            export_seq2seq_lm(bart)
+    finally:
+        bart.eval()
+
+
+def test_whisper_sources_have_the_models_length():
+    with pytest.raises(ExportError, match="encoder always takes 16 positions"):
+        export_seq2seq_lm(tiny_model("whisper"), max_source_len=8)
+
+
+def test_a_folder_without_a_model_is_refused(tmp_path):
+    with pytest.raises(ExportError, match="is not a Hugging Face model folder: it has no config.json"):
+        load_hf_seq2seq(tmp_path)
+
+
+def _run(capsys, *args):
+    flags.FLAGS.unparse_flags()
+    status = cli.main(flags.FLAGS(["export", *args], known_only=False))
+    return status, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, status, message", [
+    (["--hf_seq2seq=DIR", "--hf_model=DIR"], 2, "give one of --model"),
+    (["--hf_seq2seq=DIR", "--max_seq_len=64"], 2, "--max_seq_len is for --hf_model exports"),
+    (["--hf_model=DIR", "--max_rows=4"], 2, "--max_rows is for --hf_seq2seq exports"),
+    (["--model=pteforge.testing_models:make_cache", "--max_target_len=4"], 2, "--max_target_len is for --hf_seq2seq"),
+    (["--hf_seq2seq=DIR", "--quantize=int4", "--backend=xnnpack"], 2, "--hf_seq2seq takes none or int8"),
+    (["--hf_seq2seq=DIR/missing"], 2, "no such folder"),
+    (["--hf_seq2seq=DIR"], 1, "is not a Hugging Face model folder"),
+])
+def test_command_line_refusals(tmp_path, capsys, args, status, message):
+    args = [arg.replace("DIR", str(tmp_path)) for arg in args]
+    code, err = _run(capsys, *args, f"--out={tmp_path / 'm.pte'}")
+    assert code == status and message in err, err
+    assert not os.path.exists(tmp_path / "m.pte")
+
+
+def test_command_line_exports_a_model_folder(tmp_path, capsys):
+    model = tiny_model("marian")
+    model.save_pretrained(tmp_path / "marian")
+    out = tmp_path / "marian.pte"
+    code, err = _run(capsys, f"--hf_seq2seq={tmp_path / 'marian'}", "--max_source_len=8", "--max_target_len=8",
+                     "--max_rows=4", f"--out={out}")
+    assert code == 0, err
+    program = load_seq2seq(str(out))
+    sources = [[5, 9, 11, 0], [21, 0]]
+    ids = torch.tensor([[5, 9, 11, 0], [21, 0, 95, 95]])
+    mask = torch.tensor([[1, 1, 1, 1], [1, 1, 0, 0]])
+    expected = model.generate(input_ids=ids, attention_mask=mask, num_beams=1, do_sample=False, max_length=8)
+    expected = [row[1:row.index(0) + 1] if 0 in row[1:] else row[1:] for row in expected.tolist()]  # to </s>
+    assert program.generate(sources, num_beams=1) == expected
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
