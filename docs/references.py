@@ -39,6 +39,7 @@ TOOLS = {
     "tokenize": "//cc/llm:tokenize",
     "pteforge.export": "//python/pteforge:export",
     "pteforge-export": "//python/pteforge:export",
+    "generate_text": "//python/pteforge/seq2seq:generate_text",
 }
 
 

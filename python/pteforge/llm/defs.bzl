@@ -17,7 +17,9 @@ filegroup), of which config.json names the folder.
 
 load("//python/pteforge:defs.bzl", "export_once", "run_exporter")
 
-def _model_folder(ctx):
+def model_folder(ctx):
+    """The folder of ctx.files.hf_model: one directory, or the folder of its config.json
+    (also for pteforge.seq2seq's seq2seq_pte)."""
     files = ctx.files.hf_model
     if len(files) == 1 and files[0].is_directory:
         return files[0].path
@@ -31,7 +33,7 @@ def _causal_lm_pte_impl(ctx):
     if ctx.attr.quantize != "none" and ctx.attr.backend != "xnnpack":
         fail("%s: quantize = \"%s\" needs backend = \"xnnpack\"" % (ctx.label, ctx.attr.quantize))
     arguments = [
-        "--hf_model=" + _model_folder(ctx),
+        "--hf_model=" + model_folder(ctx),
         "--max_seq_len=%d" % ctx.attr.max_seq_len,
         "--backend=" + ctx.attr.backend,
         "--quantize=" + ctx.attr.quantize,

@@ -51,6 +51,17 @@ def test_models_outside_the_families_are_refused(bart):
         bart.eval()
 
 
+@pytest.mark.parametrize("setting, value, message", [
+    ("bad_words_ids", [[5, 6]], r"bad_words_ids holds the sequence \[5, 6\]; only single-token entries"),
+    ("early_stopping", "never", "early_stopping='never' is not supported"),
+])
+def test_generation_settings_the_search_cannot_follow_are_refused(setting, value, message):
+    model = tiny_model("bart")
+    setattr(model.generation_config, setting, value)
+    with pytest.raises(ExportError, match=message):
+        export_seq2seq_lm(model, max_source_len=16, max_target_len=16, max_rows=4)
+
+
 def test_whisper_sources_have_the_models_length():
     with pytest.raises(ExportError, match="encoder always takes 16 positions"):
         export_seq2seq_lm(tiny_model("whisper"), max_source_len=8)
