@@ -1,5 +1,6 @@
-// translate: translate text with a translation .pte (models/bergamot or models/opus);
-// the .pte says which model family it is and carries its tokenizer and settings.
+// translate: translate text with a translation .pte (models/bergamot, models/opus, or any
+// Hugging Face text-to-text model exported by pteforge.seq2seq: T5, BART, Marian,
+// M2M100); the .pte says which model family it is and carries its tokenizer and settings.
 //
 //   translate "Hello world." "How are you?"     sentences as arguments
 //   translate < input.txt                       or one sentence per line on stdin
@@ -14,6 +15,8 @@
 // One source file, several binaries (cc/tools/BUILD.bazel): each has a default model
 // built next to it (PTEFORGE_DEFAULT_MODEL, a runfiles path): translate (Bergamot
 // en->pt), translate_pt_en, opus_translate (OPUS-MT en->fr).
+// --prefix is put before every sentence (T5's task: "translate English to French: ");
+// --target_token is generated first (M2M100's, NLLB's target language: "__fr__").
 // Flags: --model (default: the binary's model), --beams,
 // --max_length, --batch_size, --threads, --workers, --etdump=profile.etdp, --print_ids, and for
 // benchmarks --min_length, --summary (one JSON line: load and translation times) and
@@ -212,6 +215,8 @@ int Main(int argc, char** argv) {
   flags.DefineSwitch("paragraphs", "each input line (or argument) is a paragraph: split into sentences and rejoined");
   flags.DefineSwitch("document", "all of stdin is one document: split into sentences, spacing and line breaks kept");
   flags.DefineSwitch("print_ids", "print the source and generated token ids too");
+  flags.Define("prefix", "text put before every sentence (T5's task, e.g. \"translate English to French: \")");
+  flags.Define("target_token", "a token generated first: the target language of M2M100 or NLLB (e.g. __fr__)");
   flags.Define("min_length", "no </s> before this many tokens (benchmarks: equal lengths)", "0");
   flags.DefineSwitch("stats", "print timings per sentence as JSON on stderr (one sentence at a time)");
   flags.DefineSwitch("summary", "print the load and translation times as one JSON line on stderr");
@@ -272,6 +277,14 @@ int Main(int argc, char** argv) {
   options.max_length = max_length.value();
   options.batch_size = static_cast<int>(batch_size.value());
   options.min_length = min_length.value();
+  options.prefix = flags.Get("prefix");
+  if (flags.IsSet("target_token")) {
+    auto id = translator.value()->tokenizer().TokenToId(flags.Get("target_token"));
+    if (!id) {
+      return Fail("--target_token=" + flags.Get("target_token") + ": the model's tokenizer has no such token", 2);
+    }
+    options.forced_bos_token = *id;
+  }
   if (!flags.IsSet("quiet")) {
     std::fprintf(stderr, "%s: %s, %d beam(s)\n", program.c_str(), info.model_name.c_str(),
                  options.beams > 0 ? options.beams : info.defaults.beams);

@@ -23,32 +23,62 @@ std::vector<int64_t> TopK(const std::vector<float>& values, size_t k) {
   return order;
 }
 
-// ForcedEOSTokenLogitsProcessor: at the last position only </s> remains.
-void ForceEos(std::vector<float>& log_probs, int64_t vocab, int64_t eos) {
+// ForcedBOSTokenLogitsProcessor / ForcedEOSTokenLogitsProcessor: only `token` remains.
+void Force(std::vector<float>& log_probs, int64_t vocab, int64_t token) {
   for (size_t row = 0; row < log_probs.size() / vocab; ++row) {
     float* scores = log_probs.data() + row * vocab;
     std::fill(scores, scores + vocab, -std::numeric_limits<float>::infinity());
-    scores[eos] = 0.0f;
+    scores[token] = 0.0f;
   }
 }
 
-// MinLengthLogitsProcessor: no </s> before min_length.
-void SuppressEos(std::vector<float>& log_probs, int64_t vocab, int64_t eos) {
+// NoBadWordsLogitsProcessor, MinLengthLogitsProcessor, SuppressTokens*: `tokens` get -inf.
+void Suppress(std::vector<float>& log_probs, int64_t vocab, const std::vector<int64_t>& tokens) {
   for (size_t row = 0; row < log_probs.size() / vocab; ++row) {
-    log_probs[row * vocab + eos] = -std::numeric_limits<float>::infinity();
+    for (int64_t token : tokens) log_probs[row * vocab + token] = -std::numeric_limits<float>::infinity();
   }
+}
+
+// LogitNormalization: each row log-softmaxed again.
+void Renormalize(std::vector<float>& log_probs, int64_t vocab) {
+  for (size_t row = 0; row < log_probs.size() / vocab; ++row) {
+    float* scores = log_probs.data() + row * vocab;
+    const float top = *std::max_element(scores, scores + vocab);
+    double sum = 0;
+    for (int64_t v = 0; v < vocab; ++v) sum += std::exp(static_cast<double>(scores[v] - top));
+    const float log_sum = top + static_cast<float>(std::log(sum));
+    for (int64_t v = 0; v < vocab; ++v) scores[v] -= log_sum;
+  }
+}
+
+// The first position generate()'s SuppressTokensAtBeginLogitsProcessor acts at: after
+// the start token, and after the forced BOS token when there is one.
+int64_t BeginIndex(const SearchOptions& options) { return options.forced_bos_token >= 0 ? 2 : 1; }
+
+// Whether the options ask for processors beyond min_length and forced EOS.
+bool HasOtherProcessors(const SearchOptions& options) {
+  return options.forced_bos_token >= 0 || !options.bad_tokens.empty() || !options.suppress_tokens.empty() ||
+         !options.begin_suppress_tokens.empty() || options.renormalize;
 }
 
 // The processors generate applies to a step's log-probabilities (beyond what the
-// model's decode_step applies itself).
+// model's decode_step applies itself), in generate's order.
 void Process(std::vector<float>& log_probs, int64_t vocab, int64_t length, const SearchOptions& options) {
-  if (length < options.min_length) SuppressEos(log_probs, vocab, options.eos_token);
-  if (options.forced_eos && length == options.max_length - 1) ForceEos(log_probs, vocab, options.eos_token);
+  if (!options.bad_tokens.empty()) Suppress(log_probs, vocab, options.bad_tokens);
+  if (length < options.min_length) Suppress(log_probs, vocab, {options.eos_token});
+  if (options.forced_bos_token >= 0 && length == 1) Force(log_probs, vocab, options.forced_bos_token);
+  if (options.forced_eos && length == options.max_length - 1) Force(log_probs, vocab, options.eos_token);
+  if (!options.suppress_tokens.empty()) Suppress(log_probs, vocab, options.suppress_tokens);
+  if (!options.begin_suppress_tokens.empty() && length == BeginIndex(options)) {
+    Suppress(log_probs, vocab, options.begin_suppress_tokens);
+  }
+  if (options.renormalize) Renormalize(log_probs, vocab);
 }
 
 // Greedy's choice for one row: the highest-scoring allowed token, the lowest id among
 // equal maxima (as argmax over the whole vocabulary), with min_length and forced_eos
-// applied as Process applies them.
+// applied as Process applies them. (With the other processors, Greedy takes the
+// argmax of Process's dense scores instead.)
 int64_t GreedyToken(const StepScores& scores, size_t row, int64_t length, const SearchOptions& options) {
   if (options.forced_eos && length == options.max_length - 1) return options.eos_token;
   const bool no_eos = length < options.min_length;
@@ -70,12 +100,31 @@ int64_t GreedyToken(const StepScores& scores, size_t row, int64_t length, const 
   return best < 0 || best_value == -std::numeric_limits<float>::infinity() ? 0 : best;
 }
 
+// Greedy's choice for every row with all of generate's processors (Process), from the
+// dense scores.
+std::vector<int64_t> ProcessedGreedyTokens(const StepScores& scores, int64_t vocab, int64_t length,
+                                           const SearchOptions& options) {
+  std::vector<float> log_probs = scores.Dense(vocab);
+  Process(log_probs, vocab, length, options);
+  std::vector<int64_t> tokens;
+  for (size_t row = 0; row < log_probs.size() / vocab; ++row) {
+    const float* values = log_probs.data() + row * vocab;
+    tokens.push_back(std::max_element(values, values + vocab) - values);  // the first maximum
+  }
+  return tokens;
+}
+
+// The generated tokens of a finished sequence: after the start token, up to </s>,
+// included unless it is also the pad token (Bergamot's). A pad token that is not </s>
+// ends nothing: a model may generate its pad id (T5's is 0, its start token).
 std::vector<int64_t> Trim(const std::vector<int64_t>& sequence, int64_t eos, int64_t pad) {
   std::vector<int64_t> out;
   for (size_t i = 1; i < sequence.size(); ++i) {  // [0] is the start token
-    if (sequence[i] == pad) break;
+    if (sequence[i] == eos) {
+      if (eos != pad) out.push_back(eos);
+      break;
+    }
     out.push_back(sequence[i]);
-    if (sequence[i] == eos) break;
   }
   return out;
 }
@@ -87,23 +136,31 @@ StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
   PTEFORGE_RETURN_IF_ERROR(model.Encode(sources, 1));
   std::vector<std::vector<int64_t>> sequences(n, std::vector<int64_t>{options.start_token});
   // The rows a step advances: all of them, or with KeepRows the unfinished ones only
-  // (a finished row's later tokens are padding that Trim drops either way).
+  // (a finished row's later tokens are padding, dropped at the end).
   std::vector<int64_t> stepped(n);
   std::iota(stepped.begin(), stepped.end(), 0);
   std::vector<bool> unfinished(n, true);
+  std::vector<size_t> ends(n, 0);  // a finished row's length
   for (int64_t length = 1;; ++length) {
     std::vector<int64_t> last;
     for (int64_t row : stepped) last.push_back(sequences[row].back());
     auto scores = model.Step(last, length);
     if (!scores.ok()) return scores.status();
+    std::vector<int64_t> processed;
+    if (HasOtherProcessors(options)) {
+      processed = ProcessedGreedyTokens(scores.value(), model.vocab_size(), length, options);
+    }
     std::vector<int64_t> still;
     for (size_t i = 0; i < stepped.size(); ++i) {
       const int64_t row = stepped[i];
-      int64_t token = unfinished[row] ? GreedyToken(scores.value(), i, length, options) : options.pad_token;
+      const int64_t best = processed.empty() ? GreedyToken(scores.value(), i, length, options) : processed[i];
+      int64_t token = unfinished[row] ? best : options.pad_token;
       sequences[row].push_back(token);
       const int64_t limit =
           options.sentence_max_lengths.empty() ? options.max_length : options.sentence_max_lengths[row];
+      const bool was_unfinished = unfinished[row];
       unfinished[row] = unfinished[row] && token != options.eos_token && length + 1 < limit;
+      if (was_unfinished && !unfinished[row]) ends[row] = sequences[row].size();
       if (unfinished[row]) still.push_back(row);
     }
     if (still.empty()) break;
@@ -113,7 +170,10 @@ StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
     }
   }
   std::vector<std::vector<int64_t>> out;
-  for (const auto& sequence : sequences) out.push_back(Trim(sequence, options.eos_token, options.pad_token));
+  for (size_t row = 0; row < n; ++row) {
+    sequences[row].resize(ends[row]);
+    out.push_back(Trim(sequences[row], options.eos_token, options.pad_token));
+  }
   return out;
 }
 

@@ -66,6 +66,16 @@ struct SearchOptions {
   int64_t start_token = 0;
   int64_t eos_token = 0;
   int64_t pad_token = 0;
+  // generate()'s other logits processors, for programs that leave them to the search
+  // (pteforge.seq2seq; Marian and Bergamot programs apply theirs in the graph), in its
+  // order: bad words, min_length, forced BOS (at the first generated position), forced
+  // EOS, suppressed tokens, tokens suppressed at the first free position (after the
+  // start token and the forced BOS token), renormalization.
+  std::vector<int64_t> bad_tokens;
+  int64_t forced_bos_token = -1;  // -1: none
+  std::vector<int64_t> suppress_tokens;
+  std::vector<int64_t> begin_suppress_tokens;
+  bool renormalize = false;  // log-softmax again after the processors
 };
 
 // The best sequence per sentence, without the start token, ending with </s> unless it

@@ -1,6 +1,6 @@
 // Greedy search over a scripted model: a model that can leave rows out (KeepRows) is
 // stepped with the unfinished sentences only, and gives the same sequences as one that
-// steps every row to the end of the batch.
+// steps every row to the end of the batch; generate()'s logits processors.
 #include "cc/translate/search.h"
 
 #include <gtest/gtest.h>
@@ -87,6 +87,49 @@ TEST(GreedySearch, GivesTheSameSequencesWhenEveryRowIsStepped) {
   ASSERT_TRUE(kept.ok() && stepped.ok());
   EXPECT_EQ(all.steps(), (std::vector<size_t>{3, 3, 3, 3, 3}));
   EXPECT_EQ(kept.value(), stepped.value());
+}
+
+// generate()'s processors for programs that leave them to the search (pteforge.seq2seq):
+// the step scores prefer token 3 everywhere, then 2, 1, 0 (</s>), 4, 5, ...
+class PreferringModel : public Seq2SeqModel {
+ public:
+  Status Encode(const std::vector<std::vector<int64_t>>& /*sources*/, int /*beams*/) override { return Status(); }
+  StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t /*length*/) override {
+    StepScores scores;
+    scores.width = kVocab;
+    for (size_t row = 0; row < tokens.size(); ++row) {
+      for (int64_t v = 0; v < kVocab; ++v) {
+        scores.values.push_back(v == 3 ? -0.1f : v == 2 ? -1.0f : v == 1 ? -1.5f : -2.0f - v);
+      }
+    }
+    return scores;
+  }
+  Status Reorder(const std::vector<int64_t>& /*rows*/) override { return Status(); }
+  int64_t vocab_size() const override { return kVocab; }
+};
+
+TEST(GreedySearch, AppliesForcedBosBadAndSuppressedTokens) {
+  PreferringModel model;
+  SearchOptions options = Greedy();
+  options.max_length = 5;
+  options.pad_token = 9;  // not </s>: the sequence ends with </s> included
+  options.forced_eos = true;
+  options.forced_bos_token = 7;  // the first token
+  options.bad_tokens = {3};      // never 3: 2 instead
+  options.begin_suppress_tokens = {2};  // not 2 right after the forced BOS token: 1 there
+  auto result = Search(model, {{1}}, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result.value(), (std::vector<std::vector<int64_t>>{{7, 1, 2, kEos}}));
+}
+
+TEST(GreedySearch, KeepsAGeneratedPadTokenThatIsNotEos) {
+  PreferringModel model;
+  SearchOptions options = Greedy();
+  options.max_length = 3;
+  options.pad_token = 3;  // generated like any token (T5's pad is its start token, 0)
+  auto result = Search(model, {{1}}, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result.value(), (std::vector<std::vector<int64_t>>{{3, 3}}));
 }
 
 }  // namespace

@@ -88,4 +88,10 @@ StatusOr<std::string> MarianTokenizer::Decode(const std::vector<int64_t>& ids) c
   return text;
 }
 
+std::optional<int64_t> MarianTokenizer::TokenToId(const std::string& token) const {
+  auto it = piece_to_id_.find(token);
+  if (it == piece_to_id_.end()) return std::nullopt;
+  return it->second;
+}
+
 }  // namespace pteforge

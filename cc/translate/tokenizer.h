@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cc/runtime/status.h"
+#include "cc/translate/text_tokenizer.h"
 
 namespace sentencepiece {
 class SentencePieceProcessor;
@@ -27,19 +28,20 @@ struct SpecialTokens {
   int64_t unk = 1;
 };
 
-class MarianTokenizer {
+class MarianTokenizer : public TextTokenizer {
  public:
   // `source_spm`/`target_spm`: serialized SentencePiece models; `vocab`: one piece per
   // line, line i holding the piece of id i (empty for ids without one).
   static StatusOr<std::unique_ptr<MarianTokenizer>> Create(const std::string& source_spm,
                                                            const std::string& target_spm,
                                                            const std::string& vocab, SpecialTokens special);
-  ~MarianTokenizer();
+  ~MarianTokenizer() override;
 
   // Token ids of `text` followed by </s>. Empty text and invalid UTF-8 are refused.
-  StatusOr<std::vector<int64_t>> Encode(const std::string& text) const;
+  StatusOr<std::vector<int64_t>> Encode(const std::string& text) const override;
   // The text of generated ids (special tokens dropped).
-  StatusOr<std::string> Decode(const std::vector<int64_t>& ids) const;
+  StatusOr<std::string> Decode(const std::vector<int64_t>& ids) const override;
+  std::optional<int64_t> TokenToId(const std::string& token) const override;
 
  private:
   MarianTokenizer();

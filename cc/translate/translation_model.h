@@ -20,11 +20,13 @@ class MarianModel;
 
 // What the .pte says about itself.
 struct TranslatorInfo {
-  std::string family;      // "marian" (models/opus) or "bergamot" (models/bergamot)
-  std::string model_name;
+  // "marian" (models/opus), "bergamot" (models/bergamot) or "seq2seq"
+  // (pteforge.seq2seq: T5, BART, Marian, M2M100, ... from a Hugging Face folder)
+  std::string family;
+  std::string model_name;  // seq2seq: the transformers model type
   bool weights_are_random = false;
   int64_t vocab_size = 0;
-  int64_t unk_token = 0;          // the tokenizer's id for pieces outside the vocabulary
+  int64_t unk_token = 0;          // the tokenizer's id for pieces outside the vocabulary (marian, bergamot)
   int64_t max_rows = 0;           // sentences x beams per batch
   int64_t max_source_length = 0;  // tokens, </s> included
   int64_t max_target_length = 0;
@@ -39,7 +41,11 @@ struct TranslateOptions {
   int beams = 0;           // 0: the model's num_beams
   int64_t max_length = 0;  // 0: the model's max_length
   int64_t min_length = 0;  // no </s> before this length (benchmarks)
+  // >= 0: this token first (a target language: M2M100, NLLB, mBART-50), instead of the
+  // model's forced BOS token.
+  int64_t forced_bos_token = -1;
   int batch_size = 0;      // sentences per batch; 0: as many as fit
+  std::string prefix;      // text put before every sentence (Translator; T5's task)
 };
 
 // Where a model's time went, summed since it was opened or last reset.

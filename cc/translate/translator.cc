@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "cc/llm/tokenizer.h"
+#include "cc/translate/hf_text_tokenizer.h"
+#include "cc/translate/tokenizer.h"
+
 namespace pteforge {
 
 StatusOr<std::unique_ptr<Translator>> Translator::Open(const std::string& path, SessionOptions options) {
@@ -12,6 +16,18 @@ StatusOr<std::unique_ptr<Translator>> Translator::Open(const std::string& path, 
   std::unique_ptr<Translator> translator(new Translator());
   translator->model_ = std::move(model.value());
   TranslationModel& m = *translator->model_;
+  if (m.info().family == "seq2seq") {
+    auto json = m.ReadText("tokenizer_json");
+    if (!json.ok()) {
+      return Failure(Error::InvalidProgram, "'%s' was exported without its tokenizer (export it from a model folder "
+                     "holding tokenizer.json, or with tokenizer_dir): %s", path.c_str(),
+                     json.status().message().c_str());
+    }
+    auto tokenizer = Tokenizer::FromJson(json.value());
+    if (!tokenizer.ok()) return tokenizer.status();
+    translator->tokenizer_ = std::make_unique<HfTextTokenizer>(std::move(tokenizer.value()));
+    return translator;
+  }
   auto source_spm = m.ReadText("source_spm");
   if (!source_spm.ok()) return source_spm.status();
   auto target_spm = m.ReadText("target_spm");
@@ -57,14 +73,14 @@ StatusOr<std::vector<StatusOr<Translation>>> Translator::Translate(const std::ve
       results.emplace_back(std::move(blank));
       continue;
     }
-    auto ids = tokenizer_->Encode(texts[i]);
+    auto ids = tokenizer_->Encode(options.prefix + texts[i]);
     if (!ids.ok()) {
       results.emplace_back(ids.status());
       continue;
     }
     if (static_cast<int64_t>(ids->size()) <= limit) {
       pieces.push_back({i, ids.value(), {}, {}});
-    } else if (limit < 2) {
+    } else if (limit < 2 || info().family == "seq2seq") {
       results.emplace_back(Failure(Error::InvalidArgument, "%zu tokens is more than this model's max_source_length of %lld",
                                    ids->size(), static_cast<long long>(limit)));
       continue;

@@ -1,5 +1,7 @@
 // Translator: text in, text out, with one .pte that carries everything (model, tokenizer,
-// vocabulary, special tokens, generation settings; see models/translation_program.py).
+// vocabulary, special tokens, generation settings; see models/translation_program.py,
+// and python/pteforge/seq2seq/program_constants.py for any Hugging Face text-to-text
+// model exported by pteforge.seq2seq, whose tokenizer is its tokenizer.json).
 //
 //   auto translator = Translator::Open("opus.pte");
 //   auto results = translator.value()->Translate({"Hello world."}, {});
@@ -10,7 +12,8 @@
 // max_source_length - 1 tokens, each with its own </s>, and the pieces' translations
 // are joined with nothing between them: what bergamot-translator does with
 // max-length-break (so a word cut at a piece boundary comes out joined to the next
-// one, as there). An empty sentence or invalid UTF-8 gets its own error; the others
+// one, as there); a seq2seq program's sources are not cut (their special tokens are
+// the tokenizer's), such a sentence is an error. An empty sentence or invalid UTF-8 gets its own error; the others
 // are still translated. The model side (ids in, ids out) is a TranslationModel
 // (translation_model.h); this adds the text. Not thread-safe. Paragraphs and
 // documents: split them first (sentence_splitter.h).
@@ -22,7 +25,7 @@
 #include <vector>
 
 #include "cc/runtime/session.h"
-#include "cc/translate/tokenizer.h"
+#include "cc/translate/text_tokenizer.h"
 #include "cc/translate/translation_model.h"
 
 namespace pteforge {
@@ -49,7 +52,7 @@ class Translator {
                                                        const TranslateOptions& options) {
     return model_->Generate(sources, options);
   }
-  const MarianTokenizer& tokenizer() const { return *tokenizer_; }
+  const TextTokenizer& tokenizer() const { return *tokenizer_; }
   TranslateStats stats() const { return model_->stats(); }
   void ResetStats() { model_->ResetStats(); }
 
@@ -57,7 +60,7 @@ class Translator {
   Translator() = default;
 
   std::unique_ptr<TranslationModel> model_;
-  std::unique_ptr<MarianTokenizer> tokenizer_;
+  std::unique_ptr<TextTokenizer> tokenizer_;
 };
 
 }  // namespace pteforge

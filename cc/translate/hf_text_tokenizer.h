@@ -1,0 +1,30 @@
+// HfTextTokenizer: a Hugging Face tokenizer.json (cc/llm/tokenizer.h) as a Translator's
+// tokenizer, for pteforge.seq2seq programs, which carry their model's tokenizer.json:
+// sources encoded with the post-processor's special tokens (T5's </s>, BART's <s> ...
+// </s>, M2M100's language token), as transformers' tokenizers encode them.
+#ifndef PTEFORGE_CC_TRANSLATE_HF_TEXT_TOKENIZER_H_
+#define PTEFORGE_CC_TRANSLATE_HF_TEXT_TOKENIZER_H_
+
+#include <memory>
+#include <string>
+
+#include "cc/llm/tokenizer.h"
+#include "cc/translate/text_tokenizer.h"
+
+namespace pteforge {
+
+class HfTextTokenizer : public TextTokenizer {
+ public:
+  explicit HfTextTokenizer(Tokenizer tokenizer) : tokenizer_(std::move(tokenizer)) {}
+
+  StatusOr<std::vector<int64_t>> Encode(const std::string& text) const override;
+  StatusOr<std::string> Decode(const std::vector<int64_t>& ids) const override;
+  std::optional<int64_t> TokenToId(const std::string& token) const override { return tokenizer_.TokenToId(token); }
+
+ private:
+  Tokenizer tokenizer_;
+};
+
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_TRANSLATE_HF_TEXT_TOKENIZER_H_
