@@ -2,13 +2,14 @@
 # Runs the arm64 bundle's checks somewhere and compares with the x86_64 programs here:
 # translate on a few sentences (the bundle's default model, Bergamot en->pt), a
 # stateful pte_run call sequence, vad's speech segments in a WAV file (its default
-# model, Silero VAD) and generate's text from a tiny language model, greedy and sampled
-# with a seed, must print exactly what the x86_64 builds print.
+# model, Silero VAD), generate's text from a tiny language model, greedy and sampled
+# with a seed, and translate's text and ids from a tiny Hugging Face encoder-decoder
+# (pteforge.seq2seq) with 4 beams, must print exactly what the x86_64 builds print.
 #
-#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte>
+#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte>
 #       unpacks into an empty folder and runs under qemu-aarch64 with no sysroot (no -L,
 #       no QEMU_LD_PREFIX); also fails if the loader opens any library outside the bundle
-#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> [--serial=SERIAL]
+#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> [--serial=SERIAL]
 #       pushes to /data/local/tmp on a device (Debian's adb) and runs there
 #
 # Exit status: 0 when every output matches, 1 when one does not or a run fails, 2 when
@@ -22,12 +23,12 @@ ROOT=pteforge-arm64
 fail() { echo "check_bundle: FAIL: $*" >&2; exit 1; }
 missing() { echo "check_bundle: error: $*" >&2; exit 2; }
 
-if [[ $# -lt 9 ]]; then
-  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> [serial]" >&2
+if [[ $# -lt 10 ]]; then
+  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> [serial]" >&2
   exit 2
 fi
 where="$1" bundle="$2" host_translate="$3" host_pte_run="$4" stateful="$5" host_vad="$6" speech="$7"
-host_generate="$8" llm="$9" serial="${10:-}"
+host_generate="$8" llm="$9" seq2seq="${10}" serial="${11:-}"
 serial="${serial#--serial=}"
 work="$(mktemp -d "${TEST_TMPDIR:-/tmp}/bundle.XXXXXX")"
 
@@ -93,6 +94,12 @@ for mode in --greedy "--sample --seed=7"; do
   cmp -s "$work/generate.want" "$work/generate.got" || fail "generate $mode differs from x86_64"
 done
 
+echo "check_bundle: translate --beams=4, a tiny random BART (pteforge.seq2seq)" >&2
+"$host_translate" --model="$seq2seq" --beams=4 --print_ids "${SENTENCES[@]}" > "$work/seq2seq.want"
+on_device translate --model="models/$(basename "$seq2seq")" --beams=4 --print_ids "${SENTENCES[@]}" \
+  > "$work/seq2seq.got" || fail "translate on $(basename "$seq2seq") exited with $?"
+cmp -s "$work/seq2seq.want" "$work/seq2seq.got" || fail "translate on $(basename "$seq2seq") differs from x86_64"
+
 if [[ "$where" == qemu ]]; then
   # Every library the loader tried or initialized lies inside the unpacked bundle.
   logs=("$work"/ld.*)
@@ -102,4 +109,4 @@ if [[ "$where" == qemu ]]; then
   [[ -z "$outside" ]] || fail "the loader opened libraries outside the bundle: $outside"
   echo "check_bundle: the loader opened $(grep -hoE "calling init: /[^ ]*" "${logs[@]}" | sort -u | wc -l) libraries, all from the bundle" >&2
 fi
-echo "check_bundle: $where: translate, pte_run, vad and generate print what the x86_64 builds print" >&2
+echo "check_bundle: $where: translate (Bergamot and a seq2seq program), pte_run, vad and generate print what the x86_64 builds print" >&2
