@@ -3,13 +3,14 @@
 # translate on a few sentences (the bundle's default model, Bergamot en->pt), a
 # stateful pte_run call sequence, vad's speech segments in a WAV file (its default
 # model, Silero VAD), generate's text from a tiny language model, greedy and sampled
-# with a seed, and translate's text and ids from a tiny Hugging Face encoder-decoder
-# (pteforge.seq2seq) with 4 beams, must print exactly what the x86_64 builds print.
+# with a seed, translate's text and ids from a tiny Hugging Face encoder-decoder
+# (pteforge.seq2seq) with 4 beams, and transcribe's from a tiny Whisper on the same
+# speech, must print exactly what the x86_64 builds print.
 #
-#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte>
+#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> <transcribe> <whisper.pte>
 #       unpacks into an empty folder and runs under qemu-aarch64 with no sysroot (no -L,
 #       no QEMU_LD_PREFIX); also fails if the loader opens any library outside the bundle
-#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> [--serial=SERIAL]
+#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> <transcribe> <whisper.pte> [--serial=SERIAL]
 #       pushes to /data/local/tmp on a device (Debian's adb) and runs there
 #
 # Exit status: 0 when every output matches, 1 when one does not or a run fails, 2 when
@@ -23,12 +24,12 @@ ROOT=pteforge-arm64
 fail() { echo "check_bundle: FAIL: $*" >&2; exit 1; }
 missing() { echo "check_bundle: error: $*" >&2; exit 2; }
 
-if [[ $# -lt 10 ]]; then
-  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> [serial]" >&2
+if [[ $# -lt 12 ]]; then
+  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> <transcribe> <whisper.pte> [serial]" >&2
   exit 2
 fi
 where="$1" bundle="$2" host_translate="$3" host_pte_run="$4" stateful="$5" host_vad="$6" speech="$7"
-host_generate="$8" llm="$9" seq2seq="${10}" serial="${11:-}"
+host_generate="$8" llm="$9" seq2seq="${10}" host_transcribe="${11}" whisper="${12}" serial="${13:-}"
 serial="${serial#--serial=}"
 work="$(mktemp -d "${TEST_TMPDIR:-/tmp}/bundle.XXXXXX")"
 
@@ -100,6 +101,12 @@ on_device translate --model="models/$(basename "$seq2seq")" --beams=4 --print_id
   > "$work/seq2seq.got" || fail "translate on $(basename "$seq2seq") exited with $?"
 cmp -s "$work/seq2seq.want" "$work/seq2seq.got" || fail "translate on $(basename "$seq2seq") differs from x86_64"
 
+echo "check_bundle: transcribe, a tiny random Whisper on $(basename "$speech")" >&2
+"$host_transcribe" --model="$whisper" --print_ids "$speech" > "$work/transcribe.want"
+on_device transcribe --model="models/$(basename "$whisper")" --print_ids "$device_speech" > "$work/transcribe.got" \
+  || fail "transcribe exited with $?"
+cmp -s "$work/transcribe.want" "$work/transcribe.got" || fail "transcribe differs from x86_64"
+
 if [[ "$where" == qemu ]]; then
   # Every library the loader tried or initialized lies inside the unpacked bundle.
   logs=("$work"/ld.*)
@@ -109,4 +116,4 @@ if [[ "$where" == qemu ]]; then
   [[ -z "$outside" ]] || fail "the loader opened libraries outside the bundle: $outside"
   echo "check_bundle: the loader opened $(grep -hoE "calling init: /[^ ]*" "${logs[@]}" | sort -u | wc -l) libraries, all from the bundle" >&2
 fi
-echo "check_bundle: $where: translate (Bergamot and a seq2seq program), pte_run, vad and generate print what the x86_64 builds print" >&2
+echo "check_bundle: $where: translate (Bergamot and a seq2seq program), pte_run, vad, generate and transcribe print what the x86_64 builds print" >&2

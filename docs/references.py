@@ -40,6 +40,7 @@ TOOLS = {
     "pteforge.export": "//python/pteforge:export",
     "pteforge-export": "//python/pteforge:export",
     "generate_text": "//python/pteforge/seq2seq:generate_text",
+    "transcribe": "//cc/tools:transcribe",
 }
 
 

@@ -51,9 +51,16 @@ void Renormalize(std::vector<float>& log_probs, int64_t vocab) {
   }
 }
 
+// The decoder prompt's length: the start token and the prompt tokens.
+int64_t PromptLength(const SearchOptions& options) { return 1 + static_cast<int64_t>(options.prompt_tokens.size()); }
+
 // The first position generate()'s SuppressTokensAtBeginLogitsProcessor acts at: after
-// the start token, and after the forced BOS token when there is one.
-int64_t BeginIndex(const SearchOptions& options) { return options.forced_bos_token >= 0 ? 2 : 1; }
+// the decoder prompt, and after the forced BOS token when there is one (and the prompt
+// is the start token alone).
+int64_t BeginIndex(const SearchOptions& options) {
+  const int64_t prompt = PromptLength(options);
+  return prompt > 1 || options.forced_bos_token < 0 ? prompt : prompt + 1;
+}
 
 // Whether the options ask for processors beyond min_length and forced EOS.
 bool HasOtherProcessors(const SearchOptions& options) {
@@ -114,12 +121,13 @@ std::vector<int64_t> ProcessedGreedyTokens(const StepScores& scores, int64_t voc
   return tokens;
 }
 
-// The generated tokens of a finished sequence: after the start token, up to </s>,
+// The generated tokens of a finished sequence: after the decoder prompt, up to </s>,
 // included unless it is also the pad token (Bergamot's). A pad token that is not </s>
 // ends nothing: a model may generate its pad id (T5's is 0, its start token).
-std::vector<int64_t> Trim(const std::vector<int64_t>& sequence, int64_t eos, int64_t pad) {
+std::vector<int64_t> Trim(const std::vector<int64_t>& sequence, const SearchOptions& options) {
+  const int64_t eos = options.eos_token, pad = options.pad_token;
   std::vector<int64_t> out;
-  for (size_t i = 1; i < sequence.size(); ++i) {  // [0] is the start token
+  for (size_t i = PromptLength(options); i < sequence.size(); ++i) {
     if (sequence[i] == eos) {
       if (eos != pad) out.push_back(eos);
       break;
@@ -129,19 +137,32 @@ std::vector<int64_t> Trim(const std::vector<int64_t>& sequence, int64_t eos, int
   return out;
 }
 
+// Steps every row through the decoder prompt but its last token (which the search's
+// first step feeds); the scores are not needed.
+Status FeedPrompt(Seq2SeqModel& model, const std::vector<int64_t>& prompt, size_t rows) {
+  for (size_t position = 0; position + 1 < prompt.size(); ++position) {
+    auto scores = model.Step(std::vector<int64_t>(rows, prompt[position]), static_cast<int64_t>(position) + 1);
+    if (!scores.ok()) return scores.status();
+  }
+  return Status();
+}
+
 StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
                                                    const std::vector<std::vector<int64_t>>& sources,
                                                    const SearchOptions& options) {
   const size_t n = sources.size();
   PTEFORGE_RETURN_IF_ERROR(model.Encode(sources, 1));
-  std::vector<std::vector<int64_t>> sequences(n, std::vector<int64_t>{options.start_token});
+  std::vector<int64_t> prompt{options.start_token};
+  prompt.insert(prompt.end(), options.prompt_tokens.begin(), options.prompt_tokens.end());
+  PTEFORGE_RETURN_IF_ERROR(FeedPrompt(model, prompt, n));
+  std::vector<std::vector<int64_t>> sequences(n, prompt);
   // The rows a step advances: all of them, or with KeepRows the unfinished ones only
   // (a finished row's later tokens are padding, dropped at the end).
   std::vector<int64_t> stepped(n);
   std::iota(stepped.begin(), stepped.end(), 0);
   std::vector<bool> unfinished(n, true);
   std::vector<size_t> ends(n, 0);  // a finished row's length
-  for (int64_t length = 1;; ++length) {
+  for (int64_t length = static_cast<int64_t>(prompt.size());; ++length) {
     std::vector<int64_t> last;
     for (int64_t row : stepped) last.push_back(sequences[row].back());
     auto scores = model.Step(last, length);
@@ -172,7 +193,7 @@ StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
   std::vector<std::vector<int64_t>> out;
   for (size_t row = 0; row < n; ++row) {
     sequences[row].resize(ends[row]);
-    out.push_back(Trim(sequences[row], options.eos_token, options.pad_token));
+    out.push_back(Trim(sequences[row], options));
   }
   return out;
 }
@@ -191,13 +212,19 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
   const size_t beams = options.beams;
   const size_t keep = 2 * beams;  // max(2, 1 + number of eos tokens) * beams
   const int64_t vocab = model.vocab_size();
+  const int64_t prompt_length = PromptLength(options);
+  // generate()'s length penalty for a hypothesis at `length` tokens so far: the length
+  // of what follows the prompt once the next token is added.
   const auto penalty = [&](int64_t length) {
-    return static_cast<float>(std::pow(static_cast<double>(length), options.length_penalty));
+    return static_cast<float>(std::pow(static_cast<double>(length + 1 - prompt_length), options.length_penalty));
   };
   PTEFORGE_RETURN_IF_ERROR(model.Encode(sources, static_cast<int>(beams)));
 
   std::vector<int64_t> initial(options.max_length, options.pad_token);
   initial[0] = options.start_token;
+  std::copy(options.prompt_tokens.begin(), options.prompt_tokens.end(), initial.begin() + 1);
+  PTEFORGE_RETURN_IF_ERROR(FeedPrompt(model, std::vector<int64_t>(initial.begin(), initial.begin() + prompt_length),
+                                      batch * beams));
   std::vector<std::vector<std::vector<int64_t>>> running(batch, std::vector<std::vector<int64_t>>(beams, initial));
   auto finished_sequences = running;
   std::vector<std::vector<float>> running_scores(batch, std::vector<float>(beams, kExcluded));
@@ -206,7 +233,7 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
   std::vector<std::vector<bool>> is_finished(batch, std::vector<bool>(beams, false));
   std::vector<bool> can_improve(batch, true);
 
-  for (int64_t length = 1;; ++length) {  // `length` tokens so far (transformers' cur_len)
+  for (int64_t length = prompt_length;; ++length) {  // `length` tokens so far (transformers' cur_len)
     std::vector<int64_t> last(batch * beams);
     for (size_t b = 0; b < batch; ++b) {
       for (size_t k = 0; k < beams; ++k) last[b * beams + k] = running[b][k][length - 1];
@@ -272,7 +299,8 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
     // Can any sentence still improve on its finished beams? (early_stopping=False heuristic)
     bool improvement = false, all_done = true;
     for (size_t b = 0; b < batch; ++b) {
-      float best_possible = running_scores[b][0] / penalty(length + 1 - 1);
+      // generate(): cur_len (already advanced) minus the prompt.
+      float best_possible = running_scores[b][0] / penalty(length);
       float worst = *std::min_element(finished_scores[b].begin(), finished_scores[b].end());
       bool beats = false;
       for (size_t k = 0; k < beams; ++k) beats = beats || best_possible > (is_finished[b][k] ? worst : kExcluded);
@@ -285,7 +313,7 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
     PTEFORGE_RETURN_IF_ERROR(model.Reorder(reorder));
   }
   std::vector<std::vector<int64_t>> out;
-  for (size_t b = 0; b < batch; ++b) out.push_back(Trim(finished_sequences[b][0], options.eos_token, options.pad_token));
+  for (size_t b = 0; b < batch; ++b) out.push_back(Trim(finished_sequences[b][0], options));
   return out;
 }
 

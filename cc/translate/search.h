@@ -64,6 +64,10 @@ struct SearchOptions {
   // sentences stop at max_length.
   std::vector<int64_t> sentence_max_lengths;
   int64_t start_token = 0;
+  // Tokens the decoder is given after the start token before the search begins
+  // (Whisper's language, task and no-timestamps tokens): generate()'s decoder prompt.
+  // The result starts after them.
+  std::vector<int64_t> prompt_tokens;
   int64_t eos_token = 0;
   int64_t pad_token = 0;
   // generate()'s other logits processors, for programs that leave them to the search
@@ -78,8 +82,8 @@ struct SearchOptions {
   bool renormalize = false;  // log-softmax again after the processors
 };
 
-// The best sequence per sentence, without the start token, ending with </s> unless it
-// reached max_length.
+// The best sequence per sentence, without the start token (and prompt tokens), ending
+// with </s> unless it reached max_length.
 StatusOr<std::vector<std::vector<int64_t>>> Search(Seq2SeqModel& model,
                                                    const std::vector<std::vector<int64_t>>& sources,
                                                    const SearchOptions& options);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 namespace pteforge {
@@ -130,6 +131,39 @@ TEST(GreedySearch, KeepsAGeneratedPadTokenThatIsNotEos) {
   auto result = Search(model, {{1}}, options);
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result.value(), (std::vector<std::vector<int64_t>>{{3, 3}}));
+}
+
+// A decoder prompt (Whisper's language and task tokens) is fed before the search, at its
+// positions, and is not part of the result; greedy and beam search agree on a model
+// whose scores do not depend on the history.
+class PromptRecordingModel : public PreferringModel {
+ public:
+  StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) override {
+    fed.push_back({tokens.front(), length});
+    return PreferringModel::Step(tokens, length);
+  }
+  std::vector<std::pair<int64_t, int64_t>> fed;  // (first row's token, length) per step
+};
+
+TEST(Search, FeedsTheDecoderPromptFirst) {
+  for (int beams : {1, 2}) {
+    PromptRecordingModel model;
+    SearchOptions options = Greedy();
+    options.beams = beams;
+    options.max_length = 6;
+    options.pad_token = 9;
+    options.forced_eos = true;
+    options.start_token = 5;
+    options.prompt_tokens = {7, 8};
+    options.begin_suppress_tokens = {3};  // right after the prompt: 2 there
+    auto result = Search(model, {{1}}, options);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    EXPECT_EQ(result.value(), (std::vector<std::vector<int64_t>>{{2, 3, kEos}})) << beams << " beam(s)";
+    ASSERT_GE(model.fed.size(), 3u);
+    EXPECT_EQ(model.fed[0], (std::pair<int64_t, int64_t>{5, 1}));
+    EXPECT_EQ(model.fed[1], (std::pair<int64_t, int64_t>{7, 2}));
+    EXPECT_EQ(model.fed[2], (std::pair<int64_t, int64_t>{8, 3}));
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "cc/runtime/constants.h"
 #include "cc/translate/bergamot_model.h"
 #include "cc/translate/marian_model.h"
+#include "cc/translate/seq2seq_program.h"
 
 namespace pteforge {
 namespace {
@@ -15,54 +16,6 @@ constexpr const char* kKind = "a translation model";
 template <typename T>
 Status Read(Session& session, const char* name, T* out) {
   return ReadConstant(session, name, kKind, out);
-}
-
-// The constants of a pteforge.seq2seq text program (python/pteforge/seq2seq/
-// program_constants.py). Its encode / decode_step / reorder_cache take what a Marian
-// program's do; the search applies the model's logits processors.
-Status ReadSeq2Seq(Session& s, const std::string& what, TranslatorInfo* info) {
-  SearchOptions& d = info->defaults;
-  std::string encoder_input;
-  std::vector<int64_t> eos;
-  int64_t beams = 1, forced_eos = -1;
-  for (Status status : {
-           Read(s, "model_type", &info->model_name), Read(s, "encoder_input", &encoder_input),
-           Read(s, "vocab_size", &info->vocab_size), Read(s, "decoder_start_token_id", &d.start_token),
-           Read(s, "eos_token_ids", &eos), Read(s, "pad_token_id", &d.pad_token),
-           Read(s, "num_beams", &beams), Read(s, "max_length", &d.max_length), Read(s, "min_length", &d.min_length),
-           Read(s, "length_penalty", &d.length_penalty), Read(s, "early_stopping", &d.early_stopping),
-           Read(s, "forced_bos_token_id", &d.forced_bos_token), Read(s, "forced_eos_token_id", &forced_eos),
-           Read(s, "bad_words_ids", &d.bad_tokens), Read(s, "suppress_tokens", &d.suppress_tokens),
-           Read(s, "begin_suppress_tokens", &d.begin_suppress_tokens),
-           Read(s, "renormalize_logits", &d.renormalize), Read(s, "max_rows", &info->max_rows),
-           Read(s, "max_source_length", &info->max_source_length),
-           Read(s, "max_target_length", &info->max_target_length)}) {
-    PTEFORGE_RETURN_IF_ERROR(status);
-  }
-  if (encoder_input != "input_ids") {
-    return Failure(Error::NotSupported, "%s is a speech model (its encoder takes %s, not text)", what.c_str(),
-                   encoder_input.c_str());
-  }
-  if (eos.size() != 1) {
-    return Failure(Error::NotSupported, "%s names %zu end-of-sequence tokens; this translator handles exactly one",
-                   what.c_str(), eos.size());
-  }
-  d.eos_token = eos[0];
-  if (forced_eos >= 0 && forced_eos != d.eos_token) {
-    return Failure(Error::NotSupported, "%s forces token %lld at the last position, not its end-of-sequence token",
-                   what.c_str(), static_cast<long long>(forced_eos));
-  }
-  d.forced_eos = forced_eos >= 0;
-  d.beams = static_cast<int>(beams);
-  for (const std::vector<int64_t>* tokens : {&d.bad_tokens, &d.suppress_tokens, &d.begin_suppress_tokens}) {
-    for (int64_t token : *tokens) {
-      if (token < 0 || token >= info->vocab_size) {
-        return Failure(Error::InvalidProgram, "%s suppresses token %lld, outside its vocabulary of %lld", what.c_str(),
-                       static_cast<long long>(token), static_cast<long long>(info->vocab_size));
-      }
-    }
-  }
-  return Status();
 }
 
 }  // namespace
@@ -75,7 +28,20 @@ StatusOr<std::unique_ptr<TranslationModel>> TranslationModel::Create(std::unique
   TranslatorInfo& info = model->info_;
   PTEFORGE_RETURN_IF_ERROR(Read(s, "family", &info.family));
   if (info.family == "seq2seq") {
-    PTEFORGE_RETURN_IF_ERROR(ReadSeq2Seq(s, what, &info));
+    // A pteforge.seq2seq text program: its encode / decode_step / reorder_cache take
+    // what a Marian program's do; the search applies the model's logits processors.
+    auto program = ReadSeq2SeqProgram(s, what);
+    if (!program.ok()) return program.status();
+    if (program->encoder_input != "input_ids") {
+      return Failure(Error::NotSupported, "%s is a speech model (its encoder takes %s, not text)", what.c_str(),
+                     program->encoder_input.c_str());
+    }
+    info.model_name = program->model_type;
+    info.vocab_size = program->vocab_size;
+    info.max_rows = program->max_rows;
+    info.max_source_length = program->max_source_length;
+    info.max_target_length = program->max_target_length;
+    info.defaults = program->defaults;
     model->model_ = std::make_unique<MarianModel>(&s, info.vocab_size, info.defaults.pad_token);
     return model;
   }

@@ -1,0 +1,65 @@
+// Transcriber: speech in, text out, with a Whisper program exported by pteforge.seq2seq
+// (encode(input_features, rows) / decode_step(tokens, decoder_attention_mask) /
+// reorder_cache over one cache) and nothing else: the program carries the tokenizer and
+// the generation settings; the features are computed here (log_mel.h).
+//
+//   auto transcriber = Transcriber::Open("whisper.pte");
+//   auto result = transcriber.value()->Transcribe(samples, {});   // 16 kHz, in [-1, 1]
+//
+// The audio is cut into consecutive windows of the encoder's length (30 s for Whisper's
+// models), each transcribed on its own and the texts joined. The decoder prompt is
+// Whisper's: <|startoftranscript|>, the language token, the task token and
+// <|notimestamps|> (the two first only when the tokenizer has them: English-only models
+// have none), then generate()'s greedy or beam search with the model's settings
+// (cc/translate/search.h). Not thread-safe.
+#ifndef PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
+#define PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cc/llm/tokenizer.h"
+#include "cc/runtime/session.h"
+#include "cc/translate/seq2seq_program.h"
+#include "cc/whisper/log_mel.h"
+
+namespace pteforge {
+
+struct TranscribeOptions {
+  std::string language = "en";      // the <|xx|> token
+  std::string task = "transcribe";  // or "translate" (into English)
+  int beams = 0;                    // 0: the model's num_beams
+  int64_t max_length = 0;           // decoder positions per window, prompt included; 0: the model's
+};
+
+struct Transcription {
+  std::string text;
+  std::vector<std::vector<int64_t>> ids;  // per window, after the prompt
+  std::vector<int64_t> prompt;            // the decoder prompt, start token included
+};
+
+class Transcriber {
+ public:
+  static StatusOr<std::unique_ptr<Transcriber>> Open(const std::string& path, SessionOptions options = {});
+  ~Transcriber();
+
+  // Transcribes 16 kHz samples; an empty input gives an empty text.
+  StatusOr<Transcription> Transcribe(const std::vector<float>& samples, const TranscribeOptions& options);
+
+  const Seq2SeqProgramInfo& info() const { return info_; }
+  int64_t window_samples() const { return log_mel_->options().window_samples; }
+
+ private:
+  Transcriber() = default;
+  StatusOr<SearchOptions> Resolve(const TranscribeOptions& options) const;
+
+  std::unique_ptr<Session> session_;
+  Seq2SeqProgramInfo info_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<LogMel> log_mel_;
+};
+
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
