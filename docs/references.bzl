@@ -73,6 +73,7 @@ DOC_TARGETS = [
     "//python/pteforge/llm:rolling_window_test",
     "//python/pteforge/llm:static_cache_test",
     "//python/pteforge/seq2seq:export_test",
+    "//python/pteforge/seq2seq:families_test",
     "//python/pteforge/seq2seq:generate_text",
     "//python/pteforge:cortex_m_test",
     "//python/pteforge:determinism_test",

@@ -39,10 +39,11 @@ def test_models_outside_the_families_are_refused(bart):
     with pytest.raises(ExportError, match="is not an encoder-decoder model; decoder-only causal LMs are exported "
                                           "by pteforge.llm"):
         export_seq2seq_lm(decoder_only)
-    config = transformers.PegasusConfig(vocab_size=32, d_model=16, encoder_layers=1, decoder_layers=1,
-                                        encoder_attention_heads=2, decoder_attention_heads=2)
-    with pytest.raises(ExportError, match=r"model_type 'pegasus'\) is not supported by pteforge.seq2seq"):
-        export_seq2seq_lm(transformers.PegasusForConditionalGeneration(config).eval())
+    config = transformers.ProphetNetConfig(vocab_size=32, hidden_size=16, encoder_ffn_dim=32, decoder_ffn_dim=32,
+                                           num_encoder_layers=1, num_decoder_layers=1, num_encoder_attention_heads=2,
+                                           num_decoder_attention_heads=2)
+    with pytest.raises(ExportError, match=r"model_type 'prophetnet'\) is not supported by pteforge.seq2seq"):
+        export_seq2seq_lm(transformers.ProphetNetForConditionalGeneration(config).eval())
     bart.train()
     try:
         with pytest.raises(ExportError, match="is in training mode"):

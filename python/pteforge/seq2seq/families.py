@@ -16,8 +16,11 @@ from torch import nn
 from pteforge.errors import ExportError
 
 # transformers model_type values.
+# Each one's cached decoder equals its full forward (families_test.py). NLLB's
+# checkpoints are M2M100's classes (m2m_100).
 _T5 = ("t5", "mt5", "umt5")
-SUPPORTED = _T5 + ("bart", "mbart", "marian", "m2m_100", "whisper")
+SUPPORTED = _T5 + ("bart", "mbart", "plbart", "marian", "m2m_100", "pegasus", "blenderbot", "blenderbot-small",
+                   "whisper")
 
 
 @dataclasses.dataclass(frozen=True)

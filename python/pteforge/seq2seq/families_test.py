@@ -1,0 +1,75 @@
+"""Every family pteforge.seq2seq lists (families.SUPPORTED) through Seq2SeqWithCache in
+eager PyTorch: encode, then one decode_step per position, gives the log-probabilities of
+the model's own full forward without a cache (teacher-forced over 8 positions, two
+sources of different lengths), so the cache layers, the cross-attention keys and values
+computed in encode and the masks are what each family's forward expects. Exports of
+the five main families are tested end to end in tests/seq2seq."""
+
+import pytest
+import torch
+import transformers as tf
+
+from pteforge import testing
+from pteforge.seq2seq import families
+from pteforge.seq2seq.cache import with_cache
+
+_BART_LIKE = dict(vocab_size=96, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                  decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64, dropout=0.0,
+                  attention_dropout=0.0, max_position_embeddings=64, pad_token_id=1, eos_token_id=2,
+                  decoder_start_token_id=2, bos_token_id=0)
+_T5_LIKE = dict(vocab_size=96, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4, dropout_rate=0.0,
+                decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
+
+MODELS = {
+    "t5": lambda: tf.T5ForConditionalGeneration(tf.T5Config(**_T5_LIKE)),
+    "mt5": lambda: tf.MT5ForConditionalGeneration(tf.MT5Config(**_T5_LIKE)),
+    "umt5": lambda: tf.UMT5ForConditionalGeneration(tf.UMT5Config(**_T5_LIKE)),
+    "bart": lambda: tf.BartForConditionalGeneration(tf.BartConfig(**_BART_LIKE)),
+    "mbart": lambda: tf.MBartForConditionalGeneration(tf.MBartConfig(**_BART_LIKE)),
+    "plbart": lambda: tf.PLBartForConditionalGeneration(tf.PLBartConfig(**_BART_LIKE)),
+    "marian": lambda: tf.MarianMTModel(tf.MarianConfig(**_BART_LIKE)),
+    "m2m_100": lambda: tf.M2M100ForConditionalGeneration(tf.M2M100Config(**_BART_LIKE)),
+    "pegasus": lambda: tf.PegasusForConditionalGeneration(tf.PegasusConfig(**_BART_LIKE)),
+    "blenderbot": lambda: tf.BlenderbotForConditionalGeneration(tf.BlenderbotConfig(**_BART_LIKE)),
+    "blenderbot-small": lambda: tf.BlenderbotSmallForConditionalGeneration(tf.BlenderbotSmallConfig(**_BART_LIKE)),
+    "whisper": lambda: tf.WhisperForConditionalGeneration(tf.WhisperConfig(
+        num_mel_bins=8, max_source_positions=16, max_target_positions=32,
+        **{k: v for k, v in _BART_LIKE.items() if k != "max_position_embeddings"})),
+}
+
+
+def test_every_listed_family_is_tested():
+    assert sorted(MODELS) == sorted(families.SUPPORTED)
+
+
+@pytest.mark.parametrize("family", sorted(MODELS))
+def test_cached_steps_equal_the_full_forward(family):
+    torch.manual_seed(0)
+    model = MODELS[family]().eval()
+    assert model.config.model_type == family
+    if hasattr(model, "final_logits_bias"):
+        with torch.no_grad():
+            model.final_logits_bias.normal_()
+    module = with_cache(model, max_rows=4, max_source=16, max_target=12)
+    start = model.config.decoder_start_token_id
+    decoder_ids = torch.cat([torch.full((2, 1), start), torch.randint(3, 90, (2, 7))], dim=1)
+    ones = lambda t: torch.ones(2, t, dtype=torch.int64)  # noqa: E731
+    with torch.no_grad():
+        if family == "whisper":
+            features = torch.randn(2, 8, 32)
+            expected = model(input_features=features, decoder_input_ids=decoder_ids, use_cache=False).logits
+            module.encode(features, torch.tensor([0, 1]))
+            steps = [module.decode_step(decoder_ids[:, t:t + 1], ones(t + 1)) for t in range(8)]
+        else:
+            ids = torch.randint(3, 90, (2, 7))
+            mask = ones(7)
+            mask[1, 5:] = 0
+            expected = model(input_ids=ids, attention_mask=mask, decoder_input_ids=decoder_ids, use_cache=False).logits
+            module.encode(ids, mask, torch.tensor([0, 1]))
+            steps = [module.decode_step(decoder_ids[:, t:t + 1], mask, ones(t + 1)) for t in range(8)]
+    error = (torch.stack(steps, dim=1) - torch.log_softmax(expected, dim=-1)).abs().max().item()
+    assert error < 5e-5, f"{family}: max abs difference {error:.3g}"
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
