@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cc/llm/tokenizer.h"
+#include "cc/runtime/session.h"
 #include "cc/translate/text_tokenizer.h"
 
 namespace pteforge {
@@ -16,6 +17,9 @@ namespace pteforge {
 class HfTextTokenizer : public TextTokenizer {
  public:
   explicit HfTextTokenizer(Tokenizer tokenizer) : tokenizer_(std::move(tokenizer)) {}
+  // The tokenizer.json a pteforge.seq2seq program carries (its "tokenizer_json"
+  // constant); `what` names the program in messages.
+  static StatusOr<std::unique_ptr<HfTextTokenizer>> FromProgram(Session& session, const std::string& what);
 
   StatusOr<std::vector<int64_t>> Encode(const std::string& text) const override;
   StatusOr<std::string> Decode(const std::vector<int64_t>& ids) const override;

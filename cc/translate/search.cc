@@ -339,6 +339,18 @@ std::vector<float> StepScores::Dense(int64_t vocab) const {
   return dense;
 }
 
+Status CheckFits(const SearchOptions& options, int64_t max_rows, int64_t max_target_length) {
+  if (options.beams > max_rows) {
+    return Failure(Error::InvalidArgument, "%d beams do not fit: the model decodes at most %lld rows at once",
+                   options.beams, static_cast<long long>(max_rows));
+  }
+  if (options.max_length > max_target_length) {
+    return Failure(Error::InvalidArgument, "max_length %lld exceeds the model's limit of %lld tokens",
+                   static_cast<long long>(options.max_length), static_cast<long long>(max_target_length));
+  }
+  return Status();
+}
+
 StatusOr<std::vector<std::vector<int64_t>>> Search(Seq2SeqModel& model,
                                                    const std::vector<std::vector<int64_t>>& sources,
                                                    const SearchOptions& options) {

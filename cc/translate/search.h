@@ -82,6 +82,10 @@ struct SearchOptions {
   bool renormalize = false;  // log-softmax again after the processors
 };
 
+// Whether `options` fit a model of `max_rows` decoder rows and `max_target_length`
+// decoder positions (beams and max_length); the error says which does not.
+Status CheckFits(const SearchOptions& options, int64_t max_rows, int64_t max_target_length);
+
 // The best sequence per sentence, without the start token (and prompt tokens), ending
 // with </s> unless it reached max_length.
 StatusOr<std::vector<std::vector<int64_t>>> Search(Seq2SeqModel& model,

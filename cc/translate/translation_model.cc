@@ -108,14 +108,7 @@ StatusOr<SearchOptions> TranslationModel::Resolve(const TranslateOptions& option
     }
     search.forced_bos_token = options.forced_bos_token;
   }
-  if (search.beams > info_.max_rows) {
-    return Failure(Error::InvalidArgument, "%d beams do not fit: the model decodes at most %lld rows at once",
-                   search.beams, static_cast<long long>(info_.max_rows));
-  }
-  if (search.max_length > info_.max_target_length) {
-    return Failure(Error::InvalidArgument, "max_length %lld exceeds the model's limit of %lld tokens",
-                   static_cast<long long>(search.max_length), static_cast<long long>(info_.max_target_length));
-  }
+  PTEFORGE_RETURN_IF_ERROR(CheckFits(search, info_.max_rows, info_.max_target_length));
   return search;
 }
 

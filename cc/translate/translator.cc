@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "cc/llm/tokenizer.h"
 #include "cc/translate/hf_text_tokenizer.h"
 #include "cc/translate/tokenizer.h"
 
@@ -17,15 +16,9 @@ StatusOr<std::unique_ptr<Translator>> Translator::Open(const std::string& path, 
   translator->model_ = std::move(model.value());
   TranslationModel& m = *translator->model_;
   if (m.info().family == "seq2seq") {
-    auto json = m.ReadText("tokenizer_json");
-    if (!json.ok()) {
-      return Failure(Error::InvalidProgram, "'%s' was exported without its tokenizer (export it from a model folder "
-                     "holding tokenizer.json, or with tokenizer_dir): %s", path.c_str(),
-                     json.status().message().c_str());
-    }
-    auto tokenizer = Tokenizer::FromJson(json.value());
+    auto tokenizer = HfTextTokenizer::FromProgram(m.session(), "'" + path + "'");
     if (!tokenizer.ok()) return tokenizer.status();
-    translator->tokenizer_ = std::make_unique<HfTextTokenizer>(std::move(tokenizer.value()));
+    translator->tokenizer_ = std::move(tokenizer.value());
     return translator;
   }
   auto source_spm = m.ReadText("source_spm");

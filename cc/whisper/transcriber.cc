@@ -1,9 +1,9 @@
 #include "cc/whisper/transcriber.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "cc/runtime/constants.h"
+#include "cc/translate/marian_model.h"
 #include "cc/translate/search.h"
 
 namespace pteforge {
@@ -13,17 +13,15 @@ namespace {
 constexpr int64_t kSamplingRate = 16000;
 constexpr int64_t kHopLength = 160;
 
-HostTensor Int64Tensor(std::vector<int64_t> sizes, const std::vector<int64_t>& values) {
-  return HostTensor::FromValues(ScalarType::Long, std::move(sizes), values);
-}
-
-// The Seq2SeqModel of a Whisper program over one batch of windows' features.
-class WhisperRows : public Seq2SeqModel {
+// The Seq2SeqModel of a Whisper program over one batch of windows' features: a Marian
+// program's, but encode takes features and decode_step no source mask.
+class WhisperRows : public MarianModel {
  public:
-  WhisperRows(Session* session, int64_t vocab_size, HostTensor features)
-      : session_(session), vocab_size_(vocab_size), features_(std::move(features)) {}
+  WhisperRows(Session* session, int64_t vocab_size, int64_t pad_token, HostTensor features)
+      : MarianModel(session, vocab_size, pad_token), features_(std::move(features)) {}
 
   Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) override {
+    ScopeTimer timer(&encode_ns_);
     std::vector<int64_t> rows;
     for (size_t window = 0; window < sources.size(); ++window) {
       for (int k = 0; k < beams; ++k) rows.push_back(static_cast<int64_t>(window));
@@ -34,32 +32,16 @@ class WhisperRows : public Seq2SeqModel {
 
   StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) override {
     const int64_t n = static_cast<int64_t>(tokens.size());
-    auto result = session_->Execute("decode_step", {Int64Tensor({n, 1}, tokens),
-                                                    Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1))});
-    if (!result.ok()) return result.status();
-    const auto* scores = result->empty() ? nullptr : std::get_if<HostTensor>(&result->at(0));
-    if (scores == nullptr || scores->dtype != ScalarType::Float || scores->numel() != n * vocab_size_) {
-      return Failure(Error::InvalidProgram, "decode_step returned %s, expected %lld float32 values",
-                     result->empty() ? "nothing" : DescribeValue(result->at(0)).c_str(),
-                     static_cast<long long>(n * vocab_size_));
-    }
-    StepScores out;
-    out.width = vocab_size_;
-    out.values.resize(scores->numel());
-    std::memcpy(out.values.data(), scores->bytes.data(), scores->bytes.size());
-    return out;
+    const HostTensor decoder_mask = Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1));
+    auto log_probs = RunStep({Int64Tensor({n, 1}, tokens), decoder_mask}, n * vocab_size_);
+    if (!log_probs.ok()) return log_probs.status();
+    StepScores scores;
+    scores.width = vocab_size_;
+    scores.values = std::move(log_probs.value());
+    return scores;
   }
-
-  Status Reorder(const std::vector<int64_t>& rows) override {
-    auto result = session_->Execute("reorder_cache", {Int64Tensor({static_cast<int64_t>(rows.size())}, rows)});
-    return result.ok() ? Status() : result.status();
-  }
-
-  int64_t vocab_size() const override { return vocab_size_; }
 
  private:
-  Session* session_;
-  int64_t vocab_size_;
   HostTensor features_;
 };
 
@@ -87,15 +69,9 @@ StatusOr<std::unique_ptr<Transcriber>> Transcriber::Open(const std::string& path
                    what.c_str(), info->encoder_input.c_str());
   }
   transcriber->info_ = std::move(info.value());
-  std::string json;
-  Status has_tokenizer = ReadConstant(s, "tokenizer_json", "a Whisper program", &json);
-  if (!has_tokenizer.ok()) {
-    return Failure(Error::InvalidProgram, "%s was exported without its tokenizer (export it from a model folder "
-                   "holding tokenizer.json, or with tokenizer_dir)", what.c_str());
-  }
-  auto tokenizer = Tokenizer::FromJson(json);
+  auto tokenizer = HfTextTokenizer::FromProgram(s, what);
   if (!tokenizer.ok()) return tokenizer.status();
-  transcriber->tokenizer_ = std::make_unique<Tokenizer>(std::move(tokenizer.value()));
+  transcriber->tokenizer_ = std::move(tokenizer.value());
   // The mel bins and frames: encode's input_features [rows, mel, frames].
   auto signature = s.Signature("encode");
   if (!signature.ok()) return signature.status();
@@ -115,14 +91,7 @@ StatusOr<SearchOptions> Transcriber::Resolve(const TranscribeOptions& options) c
   SearchOptions search = info_.defaults;
   if (options.beams > 0) search.beams = options.beams;
   if (options.max_length > 0) search.max_length = options.max_length;
-  if (search.beams > info_.max_rows) {
-    return Failure(Error::InvalidArgument, "%d beams do not fit: the model decodes at most %lld rows at once",
-                   search.beams, static_cast<long long>(info_.max_rows));
-  }
-  if (search.max_length > info_.max_target_length) {
-    return Failure(Error::InvalidArgument, "max_length %lld exceeds the model's limit of %lld tokens",
-                   static_cast<long long>(search.max_length), static_cast<long long>(info_.max_target_length));
-  }
+  PTEFORGE_RETURN_IF_ERROR(CheckFits(search, info_.max_rows, info_.max_target_length));
   if (options.task != "transcribe" && options.task != "translate") {
     return Failure(Error::InvalidArgument, "task '%s': expected transcribe or translate", options.task.c_str());
   }
@@ -164,12 +133,12 @@ StatusOr<Transcription> Transcriber::Transcribe(const std::vector<float>& sample
       std::vector<float> one = log_mel_->Compute(samples.data() + start, length);
       features.insert(features.end(), one.begin(), one.end());
     }
-    WhisperRows rows(session_.get(), info_.vocab_size,
+    WhisperRows rows(session_.get(), info_.vocab_size, search->pad_token,
                      HostTensor::FromValues(ScalarType::Float, {count, n_mels, frames}, features));
     auto ids = Search(rows, std::vector<std::vector<int64_t>>(count), search.value());
     if (!ids.ok()) return ids.status();
     for (auto& window_ids : ids.value()) {
-      auto text = tokenizer_->Decode(window_ids, /*skip_special_tokens=*/true);
+      auto text = tokenizer_->Decode(window_ids);
       if (!text.ok()) return text.status();
       result.text += text.value();
       result.ids.push_back(std::move(window_ids));

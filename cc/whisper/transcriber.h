@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "cc/llm/tokenizer.h"
 #include "cc/runtime/session.h"
+#include "cc/translate/hf_text_tokenizer.h"
 #include "cc/translate/seq2seq_program.h"
 #include "cc/whisper/log_mel.h"
 
@@ -56,7 +56,7 @@ class Transcriber {
 
   std::unique_ptr<Session> session_;
   Seq2SeqProgramInfo info_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<HfTextTokenizer> tokenizer_;
   std::unique_ptr<LogMel> log_mel_;
 };
 
