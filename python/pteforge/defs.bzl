@@ -182,3 +182,47 @@ _pte_export = rule(
 
 def pte_export(name, **kwargs):
     export_once(_pte_export, name, **kwargs)
+
+def _hf_model_folder(ctx):
+    """The folder of ctx.files.hf_model: one directory, or the folder of its config.json."""
+    files = ctx.files.hf_model
+    if len(files) == 1 and files[0].is_directory:
+        return files[0].path
+    configs = [file for file in files if file.basename == "config.json"]
+    if len(configs) != 1:
+        fail("%s: hf_model must be one directory, or a folder's files with one config.json (found %d)" %
+             (ctx.label, len(configs)))
+    return configs[0].dirname
+
+def hf_folder_export_attrs(backends, quantizations, **extra):
+    """The attributes of a rule exporting a Hugging Face model folder with the command
+    line (causal_lm_pte, seq2seq_pte): hf_model, backend, quantize, program, the
+    exporter, and `extra`'s."""
+    attrs = {
+        "hf_model": attr.label_list(
+            allow_files = True,
+            mandatory = True,
+            doc = "The model folder: one directory, or its files (with config.json).",
+        ),
+        "backend": attr.string(default = "portable", values = backends),
+        "quantize": attr.string(default = "none", values = quantizations),
+        "program": attr.string(mandatory = True, doc = "The output files' name: <program>.pte, ..."),
+        "_exporter": attr.label(
+            default = "//python/pteforge:export",
+            executable = True,
+            cfg = "exec",
+        ),
+    }
+    attrs.update(extra)
+    return attrs
+
+def hf_folder_arguments(ctx, flag, options):
+    """The command line of such a rule: --<flag>=FOLDER, `options`, --backend and
+    --quantize (quantize needs backend = "xnnpack")."""
+    if ctx.attr.quantize != "none" and ctx.attr.backend != "xnnpack":
+        fail("%s: quantize = \"%s\" needs backend = \"xnnpack\"" % (ctx.label, ctx.attr.quantize))
+    return ["--%s=%s" % (flag, _hf_model_folder(ctx))] + options + [
+        "--backend=" + ctx.attr.backend,
+        "--quantize=" + ctx.attr.quantize,
+    ]
+

@@ -14,19 +14,13 @@
 The folder's tokenizer.json, when it has one, goes into the .pte.
 """
 
-load("//python/pteforge:defs.bzl", "export_once", "run_exporter")
-load("//python/pteforge/llm:defs.bzl", "model_folder")
+load("//python/pteforge:defs.bzl", "export_once", "hf_folder_arguments", "hf_folder_export_attrs", "run_exporter")
 
 def _seq2seq_pte_impl(ctx):
-    if ctx.attr.quantize != "none" and ctx.attr.backend != "xnnpack":
-        fail("%s: quantize = \"%s\" needs backend = \"xnnpack\"" % (ctx.label, ctx.attr.quantize))
-    arguments = [
-        "--hf_seq2seq=" + model_folder(ctx),
+    arguments = hf_folder_arguments(ctx, "hf_seq2seq", [
         "--max_target_len=%d" % ctx.attr.max_target_len,
         "--max_rows=%d" % ctx.attr.max_rows,
-        "--backend=" + ctx.attr.backend,
-        "--quantize=" + ctx.attr.quantize,
-    ]
+    ])
     if ctx.attr.max_source_len:
         arguments.append("--max_source_len=%d" % ctx.attr.max_source_len)
     return run_exporter(ctx, arguments, depset(ctx.files.hf_model))
@@ -34,24 +28,13 @@ def _seq2seq_pte_impl(ctx):
 _seq2seq_pte = rule(
     implementation = _seq2seq_pte_impl,
     doc = "Exports a Hugging Face encoder-decoder folder to <name>.pte and <name>.report.json (pteforge.seq2seq).",
-    attrs = {
-        "hf_model": attr.label_list(
-            allow_files = True,
-            mandatory = True,
-            doc = "The model folder: one directory, or its files (with config.json).",
-        ),
-        "max_source_len": attr.int(default = 0, doc = "Longest source in tokens; 0: the default (Whisper: fixed)."),
-        "max_target_len": attr.int(default = 128, doc = "Decoder positions, the start token included."),
-        "max_rows": attr.int(default = 8, doc = "Decoder rows at once (sources x beams)."),
-        "backend": attr.string(default = "portable", values = ["portable", "xnnpack"]),
-        "quantize": attr.string(default = "none", values = ["none", "int8"]),
-        "program": attr.string(mandatory = True, doc = "The output files' name: <program>.pte, ..."),
-        "_exporter": attr.label(
-            default = "//python/pteforge:export",
-            executable = True,
-            cfg = "exec",
-        ),
-    },
+    attrs = hf_folder_export_attrs(
+        backends = ["portable", "xnnpack"],
+        quantizations = ["none", "int8"],
+        max_source_len = attr.int(default = 0, doc = "Longest source in tokens; 0: the default (Whisper: fixed)."),
+        max_target_len = attr.int(default = 128, doc = "Decoder positions, the start token included."),
+        max_rows = attr.int(default = 8, doc = "Decoder rows at once (sources x beams)."),
+    ),
 )
 
 def seq2seq_pte(name, **kwargs):
