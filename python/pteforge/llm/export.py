@@ -12,7 +12,6 @@ Bazel rule: it loads the model from a local Hugging Face directory.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import logging
 import os
 
@@ -27,22 +26,13 @@ from pteforge.llm import program_constants
 from pteforge.llm.static_cache import CausalLmWithCache
 from pteforge.program import PteProgram
 from pteforge.quiet import held_back
-from pteforge.spec import BACKENDS, DEFAULT_TOLERANCE, Call, Tolerance
+from pteforge.spec import BACKENDS, DYNAMIC_INT8_TOLERANCE, SCALED_TOLERANCE, Call
 
 _log = logging.getLogger("pteforge")
 
 QUANTIZATIONS = (None, "int8", "int4")
 MIN_SEQ_LEN = 16
 DEFAULT_MAX_SEQ_LEN = 512
-
-# Logits and cached keys and values are judged relative to their scale (Tolerance.scaled):
-# models whose logits are large (scaled embeddings, soft-capping) are as exact as others,
-# but float32 rounding grows with the size of the numbers.
-_FLOAT_TOLERANCE = {backend: dataclasses.replace(tolerance, scaled=True)
-                    for backend, tolerance in DEFAULT_TOLERANCE.items()}
-# int8 activations are quantized at run time: where eager PyTorch and XNNPACK round a
-# value to different sides of a step, logits move by about that step.
-_INT8_TOLERANCE = Tolerance(atol=0.2, rtol=0.05)
 
 
 def causal_lm_exporter(
@@ -90,7 +80,8 @@ def _exporter(model: nn.Module, max_seq_len: int, quantize: str | None, tokenize
                     input_ranges={0: (0, vocab - 1)})
     exporter.method("decode_step", (prompt[:, :1],), input_ranges={0: (0, vocab - 1)})
     exporter.call_sequence(_conformance_calls(vocab))
-    exporter.conformance_tolerance(_INT8_TOLERANCE if quantize else _FLOAT_TOLERANCE)
+    # Logits and cached keys and values are judged relative to their scale.
+    exporter.conformance_tolerance(DYNAMIC_INT8_TOLERANCE if quantize else SCALED_TOLERANCE)
     for key, value in constants.items():
         exporter.constant(key, value)
     return exporter

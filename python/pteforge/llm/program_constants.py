@@ -42,7 +42,8 @@ _IGNORED = {"num_beams": 1, "no_repeat_ngram_size": 0, "min_length": 0, "min_new
             "forced_bos_token_id": None, "forced_eos_token_id": None, "epsilon_cutoff": 0.0, "eta_cutoff": 0.0}
 
 
-def _ids(value: Any) -> list[int]:
+def token_ids(value: Any) -> list[int]:
+    """A config's token id setting (None, an id or a list of ids) as a list."""
     if value is None:
         return []
     return [int(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
@@ -53,10 +54,10 @@ def model_constants(model: nn.Module, max_seq_len: int) -> dict[str, Any]:
     config = model.config.get_text_config()
     generation = model.generation_config
     vocab_size = int(model.get_output_embeddings().weight.shape[0])
-    eos = _ids(generation.eos_token_id) or _ids(config.eos_token_id)
+    eos = token_ids(generation.eos_token_id) or token_ids(config.eos_token_id)
 
     def single(name: str) -> int:
-        ids = _ids(getattr(generation, name, None)) or _ids(getattr(config, name, None))
+        ids = token_ids(getattr(generation, name, None)) or token_ids(getattr(config, name, None))
         return ids[0] if ids else -1
 
     constants: dict[str, Any] = {

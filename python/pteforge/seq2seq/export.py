@@ -28,18 +28,12 @@ from pteforge.program import PteProgram
 from pteforge.quiet import held_back
 from pteforge.seq2seq import families, program_constants
 from pteforge.seq2seq.cache import Seq2SeqWithCache, with_cache
-from pteforge.spec import BACKENDS, DEFAULT_TOLERANCE, Call, Tolerance
+from pteforge.spec import BACKENDS, DYNAMIC_INT8_TOLERANCE, SCALED_TOLERANCE, Call
 
 QUANTIZATIONS = (None, "int8")
 DEFAULTS = {"max_source_len": 128, "max_target_len": 128, "max_rows": 8}
 # Conformance runs 4 rows over sources of up to 5 tokens for 3 steps.
 _MIN_ROWS, _MIN_SOURCE, _MIN_TARGET = 4, 5, 4
-
-_FLOAT_TOLERANCE = {backend: dataclasses.replace(tolerance, scaled=True)
-                    for backend, tolerance in DEFAULT_TOLERANCE.items()}
-# int8 activations are quantized at run time: where eager PyTorch and XNNPACK round a
-# value to different sides of a step, results move by about that step.
-_INT8_TOLERANCE = Tolerance(atol=0.2, rtol=0.05)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,7 +77,6 @@ def seq2seq_exporter(
 ) -> MultiMethodExporter:
     """The configured MultiMethodExporter behind export_seq2seq_lm (for callers who want
     to add constants or conformance calls before exporting). Same arguments."""
-    families.check_supported(model)
     # On a copy: the caller's model keeps its attention implementation and weights.
     return _exporter(copy.deepcopy(model), max_source_len, max_target_len, max_rows, quantize, tokenizer_dir, name)
 
@@ -105,7 +98,7 @@ def _exporter(model: nn.Module, max_source_len: int | None, max_target_len: int,
     exporter = MultiMethodExporter(module, name=name or families.model_type(model))
     exporter.shared_state("cache")
     _add_methods(exporter, module, constants, limits)
-    exporter.conformance_tolerance(_INT8_TOLERANCE if quantize else _FLOAT_TOLERANCE)
+    exporter.conformance_tolerance(DYNAMIC_INT8_TOLERANCE if quantize else SCALED_TOLERANCE)
     for key, value in constants.items():
         exporter.constant(key, value)
     return exporter
@@ -124,18 +117,17 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
     pick = torch.tensor([0, 0, 1, 1])
     steps = [torch.full((4, 1), start)] + [torch.randint(0, vocab, (4, 1), generator=generator) for _ in range(2)]
     ones = lambda n, t: torch.ones(n, t, dtype=torch.int64)  # noqa: E731
-    if module_is_speech(module):
+    speech = families.is_speech(module.model)
+    batch = Dim("batch", min=1, max=limits.max_rows)
+    if speech:
         frames = 2 * limits.max_source_len
         features = torch.randn(2, module.model.config.num_mel_bins, frames, generator=generator)
-        batch = Dim("batch", min=1, max=limits.max_rows)
         exporter.method("encode", (features, pick), dynamic_shapes=({0: batch}, {0: rows}))
         exporter.method("decode_step", (steps[0], ones(4, 2)), dynamic_shapes=({0: rows}, {0: rows, 1: target}),
                         input_ranges={0: (0, vocab - 1)})
-        first = (features, pick)
-        step_masks = lambda n, t: (ones(n, t),)  # noqa: E731
-        second = (features[:1], torch.tensor([0]))
+        first, second = (features, pick), (features[:1], torch.tensor([0]))
+        row_mask = second_mask = None
     else:
-        batch = Dim("batch", min=1, max=limits.max_rows)
         source = Dim("source", min=1, max=limits.max_source_len)
         ids = torch.randint(0, vocab, (2, 5), generator=generator)
         mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])
@@ -147,23 +139,22 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
         exporter.method("decode_step", (steps[0], row_mask, ones(4, 2)),
                         dynamic_shapes=({0: rows}, {0: rows, 1: source}, {0: rows, 1: target}),
                         input_ranges={0: (0, vocab - 1), 1: (1, 1), 2: (1, 1)})
-        first = (ids, mask, pick)
-        step_masks = lambda n, t: (row_mask, ones(n, t))  # noqa: E731
-        second = (ids[:1, :3], mask[:1, :3], torch.tensor([0]))
+        first, second = (ids, mask, pick), (ids[:1, :3], mask[:1, :3], torch.tensor([0]))
+        second_mask = mask[:1, :3]
+
+    def step_masks(source_mask, n: int, t: int) -> tuple:
+        """decode_step's masks after the tokens (Whisper's decoder takes no source mask)."""
+        return (ones(n, t),) if speech else (source_mask, ones(n, t))
+
     exporter.method("reorder_cache", (torch.tensor([1, 0, 3, 2]),), dynamic_shapes=({0: rows},),
                     input_ranges={0: (0, 0)})
     calls = [Call("encode", first)]
     for t, tokens in enumerate(steps, start=1):
-        calls.append(Call("decode_step", (tokens, *step_masks(4, t))))
+        calls.append(Call("decode_step", (tokens, *step_masks(row_mask, 4, t))))
         calls.append(Call("reorder_cache", (torch.tensor([1, 0, 3, 2]),)))
     calls.append(Call("encode", second))
-    last_masks = (ones(1, 1),) if module_is_speech(module) else (second[1], ones(1, 1))
-    calls.append(Call("decode_step", (torch.full((1, 1), start), *last_masks)))
+    calls.append(Call("decode_step", (torch.full((1, 1), start), *step_masks(second_mask, 1, 1))))
     exporter.call_sequence(calls)
-
-
-def module_is_speech(module: Seq2SeqWithCache) -> bool:
-    return families.is_speech(module.model)
 
 
 def export_seq2seq_lm(

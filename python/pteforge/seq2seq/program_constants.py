@@ -27,7 +27,7 @@ import torch
 from torch import nn
 
 from pteforge.errors import ExportError
-from pteforge.llm.program_constants import TOKENIZER_JSON, tokenizer_constants  # noqa: F401 (re-exported)
+from pteforge.llm.program_constants import TOKENIZER_JSON, token_ids, tokenizer_constants  # noqa: F401 (re-exported)
 from pteforge.seq2seq import families
 
 FAMILY = "seq2seq"
@@ -40,14 +40,8 @@ _IGNORED = {"do_sample": False, "no_repeat_ngram_size": 0, "repetition_penalty":
             "encoder_no_repeat_ngram_size": 0, "diversity_penalty": 0.0, "min_new_tokens": None}
 
 
-def _ids(value: Any) -> list[int]:
-    if value is None:
-        return []
-    return [int(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
-
-
 def _single(value: Any) -> int:
-    ids = _ids(value)
+    ids = token_ids(value)
     return ids[0] if ids else -1
 
 
@@ -77,7 +71,7 @@ def model_constants(model: nn.Module, limits) -> dict[str, Any]:
         return defaults.get(name) if value is None else value
 
     vocab_size = int(model.get_output_embeddings().weight.shape[0])
-    eos = _ids(generation.eos_token_id) or _ids(config.eos_token_id)
+    eos = token_ids(generation.eos_token_id) or token_ids(config.eos_token_id)
     start = _single(generation.decoder_start_token_id)
     if start < 0:
         start = _single(config.decoder_start_token_id)
