@@ -41,12 +41,6 @@ def targets(document: dict) -> list[dict]:
     def ratio(a, b, key):
         return a[key] / b[key] if a and b else None
 
-    steps = {(s["program"], s["source_tokens"]): s["step_ms"] for s in document.get("decode_step", [])}
-
-    def step_ratio(suffix):
-        cached, recomputed = steps.get(("cached" + suffix, 64)), steps.get(("recomputed" + suffix, 64))
-        return recomputed / cached if cached and recomputed else None
-
     return [
         {"goal": "XNNPACK >= 2x faster than HF eager per sentence (greedy, 1 thread)",
          "measured": ratio(hf, ours, "ms_per_sentence"), "need": ">= 2.0"},
@@ -54,9 +48,6 @@ def targets(document: dict) -> list[dict]:
          "measured": ratio(ours, ct2, "ms_per_sentence"), "need": "<= 1.3"},
         {"goal": "peak RSS below HF eager's (greedy, 1 thread)",
          "measured": ratio(ours, hf, "peak_rss_mb"), "need": "< 1.0"},
-        {"goal": "cached cross-attention decode step >= 1.5x faster than recomputed (source 64)",
-         "measured": step_ratio(""), "need": ">= 1.5"},
-        {"goal": "the same with int8 weights (pteforge-xnnpack-int8)", "measured": step_ratio("-int8"), "need": ">= 1.5"},
     ]
 
 
@@ -74,12 +65,6 @@ def table(document: dict) -> str:
             f"{r['engine']:<21} {r['beams']:>5} {r['threads']:>3} {r['sentences']:>4} {r['ms_per_sentence']:>9.1f} "
             f"{r['ms_per_token']:>7.2f} {r['encode_ms']:>7.1f} {r['load_ms']:>8.0f} {r['peak_rss_mb']:>7.0f} "
             f"{r['artifact_mb']:>8.0f}")
-    if document.get("decode_step"):
-        lines += ["", "decode step (1 thread, batch 1), ms:  source 16 / 64 / 128"]
-        programs = dict.fromkeys(s["program"] for s in document["decode_step"])  # in order, once each
-        for program in programs:
-            values = [s["step_ms"] for s in document["decode_step"] if s["program"] == program]
-            lines.append(f"  cross-attention {program:<15} " + " / ".join(f"{v:.2f}" for v in values))
     memory = document["planned_memory"]
     lines += ["", f"planned memory: {memory['total_planned_bytes_shared'] / 2**20:.0f} MB with one shared work "
                   f"arena (state {memory['state_arena_bytes'] / 2**20:.0f} MB), "

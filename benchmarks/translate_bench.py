@@ -148,18 +148,6 @@ def main(argv: list[str]) -> None:
                     print(f"{engine}, {beams} beam(s), {threads} thread(s), {count} sentences ...", file=sys.stderr)
                     records, peak = _run_engine(command)
                     results.append(_summarize(engine, beams, threads, records, peak, artifact))
-        steps = []
-        step_programs = []
-        if "pteforge-xnnpack" in FLAGS.engines:
-            step_programs += [f"cached={programs['pteforge-xnnpack']}",
-                              f"recomputed={_path('benchmarks/opus_recompute.pte')}"]
-        if "pteforge-xnnpack-int8" in FLAGS.engines:
-            step_programs += [f"cached-int8={programs['pteforge-xnnpack-int8']}",
-                              f"recomputed-int8={_path('benchmarks/opus_int8_recompute.pte')}"]
-        if step_programs:
-            print("decode step: cross-attention cached vs recomputed ...", file=sys.stderr)
-            records, _ = _run_engine([sys.executable, _path("benchmarks/step_worker.py"), "1", "32", *step_programs])
-            steps = [r for r in records if "step_ms" in r]
     with open(_path("models/opus.report.json")) as f:
         memory = json.load(f)["memory"]
     document = {
@@ -170,7 +158,6 @@ def main(argv: list[str]) -> None:
         "tokens_per_sentence": FLAGS.tokens,
         "note": f"every engine generates {FLAGS.tokens} tokens per sentence (min length = max length)",
         "results": results,
-        "decode_step": steps,
         "planned_memory": memory,
         "duration_s": time.time() - started,
     }

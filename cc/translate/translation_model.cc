@@ -37,6 +37,13 @@ StatusOr<std::unique_ptr<TranslationModel>> TranslationModel::Create(std::unique
                      program->encoder_input.c_str());
     }
     info.model_name = program->model_type;
+    // OPUS-MT programs (models/opus) also say what the model is and whether its
+    // weights are untrained, with their SentencePiece tokenizer.
+    if (model->HasConstant("model_name")) PTEFORGE_RETURN_IF_ERROR(Read(s, "model_name", &info.model_name));
+    if (model->HasConstant("weights_are_random")) {
+      PTEFORGE_RETURN_IF_ERROR(Read(s, "weights_are_random", &info.weights_are_random));
+    }
+    if (model->HasConstant("unk_token_id")) PTEFORGE_RETURN_IF_ERROR(Read(s, "unk_token_id", &info.unk_token));
     info.vocab_size = program->vocab_size;
     info.max_rows = program->max_rows;
     info.max_source_length = program->max_source_length;
@@ -45,9 +52,10 @@ StatusOr<std::unique_ptr<TranslationModel>> TranslationModel::Create(std::unique
     model->model_ = std::make_unique<MarianModel>(&s, info.vocab_size, info.defaults.pad_token);
     return model;
   }
-  if (info.family != "marian" && info.family != "bergamot") {
-    return Failure(Error::NotSupported, "%s is a '%s' model; this translator handles: marian, bergamot, seq2seq",
-                   what.c_str(), info.family.c_str());
+  if (info.family != "bergamot") {
+    return Failure(Error::NotSupported, "%s is a '%s' model; this translator handles: bergamot, seq2seq%s",
+                   what.c_str(), info.family.c_str(),
+                   info.family == "marian" ? " (a 'marian' program is from an older pteforge: export it again)" : "");
   }
   std::string vocab;
   SearchOptions& d = info.defaults;
@@ -66,24 +74,25 @@ StatusOr<std::unique_ptr<TranslationModel>> TranslationModel::Create(std::unique
   }
   d.beams = static_cast<int>(beams);
   info.vocab_size = static_cast<int64_t>(std::count(vocab.begin(), vocab.end(), '\n')) + 1;
-  if (info.family == "bergamot") {
-    std::string shortlist_bytes;
-    int64_t multiple = 0;
-    for (Status status : {Read(s, "shortlist", &shortlist_bytes), Read(s, "shortlist_multiple", &multiple),
-                          Read(s, "max_length_factor", &info.max_length_factor)}) {
-      PTEFORGE_RETURN_IF_ERROR(status);
-    }
-    auto shortlist = Shortlist::Parse(shortlist_bytes, info.vocab_size);
-    if (!shortlist.ok()) return shortlist.status();
-    model->model_ = std::make_unique<BergamotModel>(&s, info.vocab_size, d.pad_token, std::move(shortlist.value()),
-                                                    multiple);
-  } else {
-    model->model_ = std::make_unique<MarianModel>(&s, info.vocab_size, d.pad_token);
+  std::string shortlist_bytes;
+  int64_t multiple = 0;
+  for (Status status : {Read(s, "shortlist", &shortlist_bytes), Read(s, "shortlist_multiple", &multiple),
+                        Read(s, "max_length_factor", &info.max_length_factor)}) {
+    PTEFORGE_RETURN_IF_ERROR(status);
   }
+  auto shortlist = Shortlist::Parse(shortlist_bytes, info.vocab_size);
+  if (!shortlist.ok()) return shortlist.status();
+  model->model_ = std::make_unique<BergamotModel>(&s, info.vocab_size, d.pad_token, std::move(shortlist.value()),
+                                                  multiple);
   return model;
 }
 
 TranslationModel::~TranslationModel() = default;
+
+bool TranslationModel::HasConstant(const std::string& name) const {
+  const std::vector<std::string>& constants = session_->constants();
+  return std::find(constants.begin(), constants.end(), name) != constants.end();
+}
 
 StatusOr<std::string> TranslationModel::ReadText(const char* name) {
   std::string text;

@@ -1,6 +1,6 @@
 // TranslationModel: the model side of a translation .pte (models/translation_program.py)
 // without its tokenizer: the program's generation settings and limits, the family's
-// Seq2SeqModel (MarianModel, BergamotModel with its lexical shortlist) and the search.
+// Seq2SeqModel (MarianModel, or BergamotModel with its lexical shortlist) and the search.
 // Token ids in, token ids out; everything here also runs on a microcontroller, where
 // the text side (SentencePiece) is not built (cc/embedded/translate_image.cc).
 // Translator (translator.h) adds the tokenizer. Not thread-safe.
@@ -20,13 +20,13 @@ class MarianModel;
 
 // What the .pte says about itself.
 struct TranslatorInfo {
-  // "marian" (models/opus), "bergamot" (models/bergamot) or "seq2seq"
-  // (pteforge.seq2seq: T5, BART, Marian, M2M100, ... from a Hugging Face folder)
+  // "bergamot" (models/bergamot) or "seq2seq" (pteforge.seq2seq: T5, BART, Marian,
+  // M2M100, ... from a Hugging Face folder, and OPUS-MT from models/opus)
   std::string family;
-  std::string model_name;  // seq2seq: the transformers model type
+  std::string model_name;  // seq2seq: the model's name if it has one, else the transformers model type
   bool weights_are_random = false;
   int64_t vocab_size = 0;
-  int64_t unk_token = 0;          // the tokenizer's id for pieces outside the vocabulary (marian, bergamot)
+  int64_t unk_token = 0;          // SentencePiece programs: the id of pieces outside the vocabulary
   int64_t max_rows = 0;           // sentences x beams per batch
   int64_t max_source_length = 0;  // tokens, </s> included
   int64_t max_target_length = 0;
@@ -71,6 +71,8 @@ class TranslationModel {
   StatusOr<SearchOptions> Resolve(const TranslateOptions& options) const;
   // Reads a text constant of the program (e.g. its SentencePiece models).
   StatusOr<std::string> ReadText(const char* name);
+  // Whether the program has the constant `name`.
+  bool HasConstant(const std::string& name) const;
   TranslateStats stats() const;
   void ResetStats();
 

@@ -15,7 +15,7 @@ StatusOr<std::unique_ptr<Translator>> Translator::Open(const std::string& path, 
   std::unique_ptr<Translator> translator(new Translator());
   translator->model_ = std::move(model.value());
   TranslationModel& m = *translator->model_;
-  if (m.info().family == "seq2seq") {
+  if (m.info().family == "seq2seq" && !m.HasConstant("source_spm")) {
     auto tokenizer = HfTextTokenizer::FromProgram(m.session(), "'" + path + "'");
     if (!tokenizer.ok()) return tokenizer.status();
     translator->tokenizer_ = std::move(tokenizer.value());
@@ -34,6 +34,7 @@ StatusOr<std::unique_ptr<Translator>> Translator::Open(const std::string& path, 
   auto tokenizer = MarianTokenizer::Create(source_spm.value(), target_spm.value(), vocab.value(), special);
   if (!tokenizer.ok()) return tokenizer.status();
   translator->tokenizer_ = std::move(tokenizer.value());
+  translator->cuts_long_sources_ = true;
   return translator;
 }
 
@@ -73,7 +74,7 @@ StatusOr<std::vector<StatusOr<Translation>>> Translator::Translate(const std::ve
     }
     if (static_cast<int64_t>(ids->size()) <= limit) {
       pieces.push_back({i, ids.value(), {}, {}});
-    } else if (limit < 2 || info().family == "seq2seq") {
+    } else if (limit < 2 || !cuts_long_sources_) {
       results.emplace_back(Failure(Error::InvalidArgument, "%zu tokens is more than this model's max_source_length of %lld",
                                    ids->size(), static_cast<long long>(limit)));
       continue;

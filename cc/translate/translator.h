@@ -1,7 +1,8 @@
 // Translator: text in, text out, with one .pte that carries everything (model, tokenizer,
 // vocabulary, special tokens, generation settings; see models/translation_program.py,
 // and python/pteforge/seq2seq/program_constants.py for any Hugging Face text-to-text
-// model exported by pteforge.seq2seq, whose tokenizer is its tokenizer.json).
+// model exported by pteforge.seq2seq, whose tokenizer is its tokenizer.json, or
+// SentencePiece for OPUS-MT).
 //
 //   auto translator = Translator::Open("opus.pte");
 //   auto results = translator.value()->Translate({"Hello world."}, {});
@@ -12,8 +13,8 @@
 // max_source_length - 1 tokens, each with its own </s>, and the pieces' translations
 // are joined with nothing between them: what bergamot-translator does with
 // max-length-break (so a word cut at a piece boundary comes out joined to the next
-// one, as there); a seq2seq program's sources are not cut (their special tokens are
-// the tokenizer's), such a sentence is an error. An empty sentence or invalid UTF-8 gets its own error; the others
+// one, as there). Only sources of a SentencePiece tokenizer (Bergamot, OPUS-MT) are cut:
+// a tokenizer.json's special tokens are its own, so such a sentence is an error. An empty sentence or invalid UTF-8 gets its own error; the others
 // are still translated. The model side (ids in, ids out) is a TranslationModel
 // (translation_model.h); this adds the text. Not thread-safe. Paragraphs and
 // documents: split them first (sentence_splitter.h).
@@ -61,6 +62,9 @@ class Translator {
 
   std::unique_ptr<TranslationModel> model_;
   std::unique_ptr<TextTokenizer> tokenizer_;
+  // Whether a source longer than the model takes is cut in pieces (SentencePiece
+  // tokenizers, whose sources end with one </s>) instead of refused.
+  bool cuts_long_sources_ = false;
 };
 
 }  // namespace pteforge

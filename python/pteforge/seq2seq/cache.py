@@ -18,7 +18,7 @@ The cache is registered buffers (state shared by the three methods); the model s
 through transformers' EncoderDecoderCache whose layers (CacheLayer, made on first use)
 read and write those buffers. Cross-attention layers are marked as already computed,
 so the model reads them and never projects the encoder output again. Shapes carry the
-lengths S and T, as in models/opus/marian.py: no step counter in the state.
+lengths S and T: no step counter in the state.
 
 Each buffer is [rows * heads * positions, head_dim], the (row, head, position) vectors
 flattened, so that one 1-D index reads or writes any set of them: the form ExecuTorch's
