@@ -8,62 +8,16 @@
 // tests/embedded/translate_m55_test.py tokenizes and detokenizes with the host's
 // translator on the same .pte.
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "cc/embedded/embedded_program.h"
+#include "cc/llm/token_ids.h"
 #include "cc/runtime/session.h"
 #include "cc/translate/translation_model.h"
 
 namespace pteforge {
 namespace {
-
-// Sentences of ids, one per line of `path`.
-StatusOr<std::vector<std::vector<int64_t>>> ReadIds(const char* path) {
-  FILE* file = std::fopen(path, "r");
-  if (file == nullptr) return Failure(Error::AccessFailed, "cannot open --input=%s on the host", path);
-  std::vector<std::vector<int64_t>> sentences;
-  std::string line;
-  int c;
-  int number = 0;
-  auto flush = [&]() -> Status {
-    ++number;
-    std::vector<int64_t> ids;
-    const char* p = line.c_str();
-    while (*p != '\0') {
-      char* end = nullptr;
-      long long id = std::strtoll(p, &end, 10);
-      if (end == p) {
-        if (*p == ' ' || *p == '\r') {
-          ++p;
-          continue;
-        }
-        return Failure(Error::InvalidArgument, "--input line %d: expected token ids, got '%s'", number, line.c_str());
-      }
-      ids.push_back(id);
-      p = end;
-    }
-    if (!ids.empty()) sentences.push_back(std::move(ids));
-    line.clear();
-    return Status();
-  };
-  while ((c = std::fgetc(file)) != EOF) {
-    if (c == '\n') {
-      Status status = flush();
-      if (!status.ok()) {
-        std::fclose(file);
-        return status;
-      }
-    } else {
-      line.push_back(static_cast<char>(c));
-    }
-  }
-  std::fclose(file);
-  if (!line.empty()) PTEFORGE_RETURN_IF_ERROR(flush());
-  return sentences;
-}
 
 int Main(int argc, char** argv) {
   const char* input = nullptr;
@@ -79,7 +33,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "translate: error: --input=PATH (token ids, one sentence per line) is required\n");
     return 2;
   }
-  auto sentences = ReadIds(input);
+  auto sentences = ReadTokenIdLines(input);
   if (!sentences.ok()) {
     std::fprintf(stderr, "translate: error: %s\n", sentences.status().message().c_str());
     return 2;
@@ -111,9 +65,7 @@ int Main(int argc, char** argv) {
     }
     double ms = MillisecondsSince(sentence_start);
     total_ms += ms;
-    std::string ids;
-    for (int64_t id : generated->at(0)) ids += (ids.empty() ? "" : " ") + std::to_string(id);
-    std::printf("ids: %s\n", ids.c_str());
+    std::printf("ids: %s\n", FormatTokenIds(generated->at(0)).c_str());
     const TranslateStats stats = model.value()->stats();
     std::printf("sentence %zu: %zu source tokens, %zu generated, %.0f ms (emulated clock: encode %.0f ms, "
                 "%lld decoder steps %.0f ms)\n",

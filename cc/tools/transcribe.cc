@@ -18,6 +18,7 @@
 
 #include "cc/cli/executorch_log.h"
 #include "cc/cli/flags.h"
+#include "cc/llm/token_ids.h"
 #include "cc/runtime/threads.h"
 #include "cc/vad/wav.h"
 #include "cc/whisper/transcriber.h"
@@ -30,12 +31,6 @@ constexpr int kSamplingRate = 16000;
 int Fail(const std::string& message, int status) {
   std::fprintf(stderr, "transcribe: error: %s\n", message.c_str());
   return status;
-}
-
-std::string Ids(const std::vector<int64_t>& ids) {
-  std::string text;
-  for (int64_t id : ids) text += (text.empty() ? "" : " ") + std::to_string(id);
-  return text;
 }
 
 StatusOr<std::vector<float>> ReadSamples(const std::string& path) {
@@ -113,7 +108,7 @@ int Main(int argc, char** argv) {
     }
     std::printf("%s\n", result->text.c_str());
     if (flags.IsSet("print_ids")) {
-      for (const auto& ids : result->ids) std::printf("  ids: %s\n", Ids(ids).c_str());
+      for (const auto& ids : result->ids) std::printf("  ids: %s\n", FormatTokenIds(ids).c_str());
     }
     std::fflush(stdout);
     if (flags.IsSet("stats")) {

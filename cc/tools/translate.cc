@@ -39,6 +39,7 @@
 #include "cc/cli/executorch_log.h"
 #include "cc/cli/flags.h"
 #include "cc/cli/profile.h"
+#include "cc/llm/token_ids.h"
 #include "cc/runtime/threads.h"
 #include "cc/translate/sentence_splitter.h"
 #include "cc/translate/translator.h"
@@ -59,12 +60,6 @@ std::string DefaultModel(const char* argv0) {
   std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> runfiles(
       bazel::tools::cpp::runfiles::Runfiles::Create(argv0, &error));
   return runfiles ? runfiles->Rlocation(PTEFORGE_DEFAULT_MODEL) : "";
-}
-
-std::string Ids(const std::vector<int64_t>& ids) {
-  std::string text;
-  for (int64_t id : ids) text += (text.empty() ? "" : " ") + std::to_string(id);
-  return text;
 }
 
 // Splits `sentences` into one contiguous share per translator, translated on a thread
@@ -194,7 +189,8 @@ struct Job {
       }
       std::printf("%s\n", result->text.c_str());
       if (print_ids) {
-        std::printf("  source ids: %s\n  output ids: %s\n", Ids(result->source_ids).c_str(), Ids(result->ids).c_str());
+        std::printf("  source ids: %s\n  output ids: %s\n", FormatTokenIds(result->source_ids).c_str(),
+                    FormatTokenIds(result->ids).c_str());
       }
     }
     std::fflush(stdout);

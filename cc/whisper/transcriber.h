@@ -11,7 +11,8 @@
 // Whisper's: <|startoftranscript|>, the language token, the task token and
 // <|notimestamps|> (the two first only when the tokenizer has them: English-only models
 // have none), then generate()'s greedy or beam search with the model's settings
-// (cc/translate/search.h). Not thread-safe.
+// (cc/translate/search.h). The model side (features in, ids out) is a WhisperModel
+// (whisper_model.h); this adds the windows, the features and the text. Not thread-safe.
 #ifndef PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
 #define PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
 
@@ -23,6 +24,7 @@
 #include "cc/translate/hf_text_tokenizer.h"
 #include "cc/translate/seq2seq_program.h"
 #include "cc/whisper/log_mel.h"
+#include "cc/whisper/whisper_model.h"
 
 namespace pteforge {
 
@@ -47,15 +49,14 @@ class Transcriber {
   // Transcribes 16 kHz samples; an empty input gives an empty text.
   StatusOr<Transcription> Transcribe(const std::vector<float>& samples, const TranscribeOptions& options);
 
-  const Seq2SeqProgramInfo& info() const { return info_; }
+  const Seq2SeqProgramInfo& info() const { return model_->info(); }
   int64_t window_samples() const { return log_mel_->options().window_samples; }
 
  private:
   Transcriber() = default;
   StatusOr<SearchOptions> Resolve(const TranscribeOptions& options) const;
 
-  std::unique_ptr<Session> session_;
-  Seq2SeqProgramInfo info_;
+  std::unique_ptr<WhisperModel> model_;
   std::unique_ptr<HfTextTokenizer> tokenizer_;
   std::unique_ptr<LogMel> log_mel_;
 };

@@ -1,0 +1,97 @@
+#include "cc/whisper/whisper_model.h"
+
+#include "cc/runtime/constants.h"
+#include "cc/translate/marian_model.h"
+#include "cc/translate/search.h"
+
+namespace pteforge {
+namespace {
+
+// Whisper's audio front end: every Whisper model's (WhisperFeatureExtractor's defaults).
+constexpr int64_t kSamplingRate = 16000;
+constexpr int64_t kHopLength = 160;
+
+// The Seq2SeqModel of a Whisper program over one batch of windows' features: a Marian
+// program's, but encode takes features and decode_step no source mask.
+class WhisperRows : public MarianModel {
+ public:
+  WhisperRows(Session* session, int64_t vocab_size, int64_t pad_token, HostTensor features)
+      : MarianModel(session, vocab_size, pad_token), features_(std::move(features)) {}
+
+  Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) override {
+    ScopeTimer timer(&encode_ns_);
+    std::vector<int64_t> rows;
+    for (size_t window = 0; window < sources.size(); ++window) {
+      for (int k = 0; k < beams; ++k) rows.push_back(static_cast<int64_t>(window));
+    }
+    auto result = session_->Execute("encode", {features_, Int64Tensor({static_cast<int64_t>(rows.size())}, rows)});
+    return result.ok() ? Status() : result.status();
+  }
+
+  StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) override {
+    const int64_t n = static_cast<int64_t>(tokens.size());
+    const HostTensor decoder_mask = Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1));
+    auto log_probs = RunStep({Int64Tensor({n, 1}, tokens), decoder_mask}, n * vocab_size_);
+    if (!log_probs.ok()) return log_probs.status();
+    StepScores scores;
+    scores.width = vocab_size_;
+    scores.values = std::move(log_probs.value());
+    return scores;
+  }
+
+ private:
+  HostTensor features_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<WhisperModel>> WhisperModel::Create(std::unique_ptr<Session> session,
+                                                             const std::string& what) {
+  std::unique_ptr<WhisperModel> model(new WhisperModel());
+  model->session_ = std::move(session);
+  Session& s = *model->session_;
+  std::string family;
+  Status read = ReadConstant(s, "family", "a Whisper program", &family);
+  if (!read.ok() || family != "seq2seq") {
+    return Failure(Error::NotSupported, "%s is not a Whisper program exported by pteforge.seq2seq (%s)", what.c_str(),
+                   read.ok() ? ("its family is '" + family + "'").c_str() : read.message().c_str());
+  }
+  auto info = ReadSeq2SeqProgram(s, what);
+  if (!info.ok()) return info.status();
+  if (info->encoder_input != "input_features") {
+    return Failure(Error::NotSupported, "%s is a text model (its encoder takes %s, not audio): use translate",
+                   what.c_str(), info->encoder_input.c_str());
+  }
+  model->info_ = std::move(info.value());
+  // The mel bins and frames: encode's input_features [rows, mel, frames].
+  auto signature = s.Signature("encode");
+  if (!signature.ok()) return signature.status();
+  if (signature->inputs.empty() || signature->inputs[0].max_sizes.size() != 3) {
+    return Failure(Error::InvalidProgram, "%s: encode does not take features [rows, mel, frames]", what.c_str());
+  }
+  model->log_mel_.sampling_rate = kSamplingRate;
+  model->log_mel_.hop_length = kHopLength;
+  model->log_mel_.n_mels = signature->inputs[0].max_sizes[1];
+  model->log_mel_.window_samples = signature->inputs[0].max_sizes[2] * kHopLength;
+  return model;
+}
+
+StatusOr<std::vector<std::vector<int64_t>>> WhisperModel::Generate(const std::vector<float>& features, int64_t count,
+                                                                   const SearchOptions& search) {
+  const int64_t frames = log_mel_.window_samples / log_mel_.hop_length;
+  if (count < 1 || static_cast<int64_t>(features.size()) != count * log_mel_.n_mels * frames) {
+    return Failure(Error::InvalidArgument, "%zu feature values are not %lld window(s) of %lld mels x %lld frames",
+                   features.size(), static_cast<long long>(count), static_cast<long long>(log_mel_.n_mels),
+                   static_cast<long long>(frames));
+  }
+  WhisperRows rows(session_.get(), info_.vocab_size, search.pad_token,
+                   HostTensor::FromValues(ScalarType::Float, {count, log_mel_.n_mels, frames}, features));
+  auto ids = Search(rows, std::vector<std::vector<int64_t>>(static_cast<size_t>(count)), search);
+  const TranslateStats batch = rows.stats();
+  stats_.encode_ms += batch.encode_ms;
+  stats_.decode_ms += batch.decode_ms;
+  stats_.steps += batch.steps;
+  return ids;
+}
+
+}  // namespace pteforge

@@ -1,0 +1,51 @@
+// WhisperModel: the model side of a Whisper program exported by pteforge.seq2seq
+// (encode(input_features, rows) / decode_step(tokens, decoder_attention_mask) /
+// reorder_cache over one cache), without its tokenizer: log-mel features in, token ids
+// out, with the program's generation settings (cc/translate/search.h). Everything here
+// also runs on a microcontroller (cc/embedded/transcribe_image.cc); Transcriber
+// (transcriber.h) adds the audio front end's windows and the text. Not thread-safe.
+#ifndef PTEFORGE_CC_WHISPER_WHISPER_MODEL_H_
+#define PTEFORGE_CC_WHISPER_WHISPER_MODEL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cc/runtime/session.h"
+#include "cc/translate/seq2seq_program.h"
+#include "cc/translate/translation_model.h"
+#include "cc/whisper/log_mel.h"
+
+namespace pteforge {
+
+class WhisperModel {
+ public:
+  // Refuses a program that is not a pteforge.seq2seq Whisper one; `what` names it.
+  static StatusOr<std::unique_ptr<WhisperModel>> Create(std::unique_ptr<Session> session, const std::string& what);
+
+  const Seq2SeqProgramInfo& info() const { return info_; }
+  Session& session() { return *session_; }
+  // The features encode takes: Whisper's front end with the program's mel bins and
+  // window (its encoder's 2 x max_source_positions frames).
+  const LogMelOptions& log_mel_options() const { return log_mel_; }
+
+  // Searches `count` windows' features ([count, n_mels, frames] row-major) with
+  // `search` (its prompt_tokens fed after the start token); per window, the ids
+  // generated after the prompt. count x beams must fit the program's rows.
+  StatusOr<std::vector<std::vector<int64_t>>> Generate(const std::vector<float>& features, int64_t count,
+                                                       const SearchOptions& search);
+  // Time in encode and in decode steps since the model was created.
+  const TranslateStats& stats() const { return stats_; }
+
+ private:
+  WhisperModel() = default;
+
+  std::unique_ptr<Session> session_;
+  Seq2SeqProgramInfo info_;
+  LogMelOptions log_mel_;
+  TranslateStats stats_;
+};
+
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_WHISPER_WHISPER_MODEL_H_
