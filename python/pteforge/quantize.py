@@ -93,7 +93,11 @@ class Int8Embedding(nn.Module):
         scales = table.abs().amax(dim=1).clamp(min=torch.finfo(torch.float32).tiny) / 127
         self.register_buffer("weight", torch.round(table / scales[:, None]).clamp(-127, 127).to(torch.int8))
         self.register_buffer("scales", scales)
+        # What models read of an nn.Embedding besides calling it (Whisper's encoder
+        # takes its positions from embed_positions.num_embeddings).
+        self.num_embeddings = embedding.num_embeddings
         self.embedding_dim = embedding.embedding_dim
+        self.padding_idx = embedding.padding_idx
 
     def forward(self, indices: torch.Tensor) -> torch.Tensor:
         return torch.ops.quantized_decomposed.embedding_byte.default(self.weight, self.scales, None, -127, 127, indices)

@@ -96,6 +96,9 @@ def test_int8_embeddings_a_quarter_of_the_bytes_and_close_to_float32():
     float32 = _Lookup().eval()
     module = quantize.int8_embeddings(_Lookup().eval())
     assert isinstance(module.table, quantize.Int8Embedding) and type(module.scaled) is _ScaledEmbedding
+    # What models read of the table besides calling it (Whisper: num_embeddings).
+    assert (module.table.num_embeddings, module.table.embedding_dim, module.table.padding_idx) == (
+        float32.table.num_embeddings, float32.table.embedding_dim, float32.table.padding_idx)
     # Each value within half a step (its row's largest magnitude / 127) of float32.
     steps = float32.table.weight.abs().amax(dim=1)[ids] / 127
     assert ((module(ids) - float32(ids)).abs() <= steps[..., None] / 2 + 1e-6).all()

@@ -32,8 +32,8 @@ from pteforge.spec import BACKENDS, DYNAMIC_INT8_TOLERANCE, SCALED_TOLERANCE, Ca
 
 QUANTIZATIONS = (None, "int8")
 DEFAULTS = {"max_source_len": 128, "max_target_len": 128, "max_rows": 8}
-# Conformance runs 4 rows over sources of up to 5 tokens for 3 steps.
-_MIN_ROWS, _MIN_SOURCE, _MIN_TARGET = 4, 5, 4
+# Conformance runs sources of up to 5 tokens for 3 steps (and as many rows as there are).
+_MIN_ROWS, _MIN_SOURCE, _MIN_TARGET = 1, 5, 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,26 +104,47 @@ def _exporter(model: nn.Module, max_source_len: int | None, max_target_len: int,
     return exporter
 
 
+def _conformance_rows(max_rows: int) -> tuple[list[int], list[int]]:
+    """The decoder rows of the conformance calls (rows[i] = the source of row i) and the
+    reorder they make: two sources with two beams each, else as many as max_rows holds."""
+    if max_rows >= 4:
+        return [0, 0, 1, 1], [1, 0, 3, 2]
+    if max_rows >= 2:
+        return [0, 1], [1, 0]
+    return [0], [0]
+
+
 def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, constants: dict,
                  limits: Limits) -> None:
     """encode / decode_step / reorder_cache with their dynamic shapes, and the
-    conformance calls: two sources with two beams each for three steps with reorders,
-    then a new, shorter source."""
+    conformance calls: two sources with two beams each (fewer rows when max_rows is
+    smaller) for three steps with reorders, then a new, shorter source."""
     vocab, pad = constants["vocab_size"], constants["pad_token_id"]
     start = constants["decoder_start_token_id"]
-    rows = Dim("rows", min=1, max=limits.max_rows)
+    # One row at most: rows and the encoder batch are static (torch.export cannot take
+    # a dimension whose only size is 1 as dynamic).
+    dynamic = limits.max_rows > 1
+    rows = Dim("rows", min=1, max=limits.max_rows) if dynamic else None
+    batch = Dim("batch", min=1, max=limits.max_rows) if dynamic else None
     target = Dim("target", min=1, max=limits.max_target_len)
     generator = torch.Generator().manual_seed(0)
-    pick = torch.tensor([0, 0, 1, 1])
-    steps = [torch.full((4, 1), start)] + [torch.randint(0, vocab, (4, 1), generator=generator) for _ in range(2)]
+    row_sources, swap = _conformance_rows(limits.max_rows)
+    pick, swap, n = torch.tensor(row_sources), torch.tensor(swap), len(row_sources)
+    sources = max(row_sources) + 1
+    steps = [torch.full((n, 1), start)] + [torch.randint(0, vocab, (n, 1), generator=generator) for _ in range(2)]
     ones = lambda n, t: torch.ones(n, t, dtype=torch.int64)  # noqa: E731
+
+    def dims(*pairs) -> dict:
+        """A dynamic_shapes entry without the dimensions that are static here."""
+        return {axis: dim for axis, dim in pairs if dim is not None}
+
     speech = families.is_speech(module.model)
-    batch = Dim("batch", min=1, max=limits.max_rows)
     if speech:
         frames = 2 * limits.max_source_len
-        features = torch.randn(2, module.model.config.num_mel_bins, frames, generator=generator)
-        exporter.method("encode", (features, pick), dynamic_shapes=({0: batch}, {0: rows}))
-        exporter.method("decode_step", (steps[0], ones(4, 2)), dynamic_shapes=({0: rows}, {0: rows, 1: target}),
+        features = torch.randn(2, module.model.config.num_mel_bins, frames, generator=generator)[:sources]
+        exporter.method("encode", (features, pick), dynamic_shapes=(dims((0, batch)), dims((0, rows))))
+        exporter.method("decode_step", (steps[0], ones(n, 2)),
+                        dynamic_shapes=(dims((0, rows)), dims((0, rows), (1, target))),
                         input_ranges={0: (0, vocab - 1)})
         first, second = (features, pick), (features[:1], torch.tensor([0]))
         row_mask = second_mask = None
@@ -131,13 +152,14 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
         source = Dim("source", min=1, max=limits.max_source_len)
         ids = torch.randint(0, vocab, (2, 5), generator=generator)
         mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])
-        ids = torch.where(mask.bool(), ids, torch.tensor(pad))
+        ids = torch.where(mask.bool(), ids, torch.tensor(pad))[:sources]
+        mask = mask[:sources]
         row_mask = mask.index_select(0, pick)
         exporter.method("encode", (ids, mask, pick),
-                        dynamic_shapes=({0: batch, 1: source}, {0: batch, 1: source}, {0: rows}),
+                        dynamic_shapes=(dims((0, batch), (1, source)), dims((0, batch), (1, source)), dims((0, rows))),
                         input_ranges={0: (0, vocab - 1), 1: (1, 1), 2: (0, 0)})
-        exporter.method("decode_step", (steps[0], row_mask, ones(4, 2)),
-                        dynamic_shapes=({0: rows}, {0: rows, 1: source}, {0: rows, 1: target}),
+        exporter.method("decode_step", (steps[0], row_mask, ones(n, 2)),
+                        dynamic_shapes=(dims((0, rows)), dims((0, rows), (1, source)), dims((0, rows), (1, target))),
                         input_ranges={0: (0, vocab - 1), 1: (1, 1), 2: (1, 1)})
         first, second = (ids, mask, pick), (ids[:1, :3], mask[:1, :3], torch.tensor([0]))
         second_mask = mask[:1, :3]
@@ -146,12 +168,11 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
         """decode_step's masks after the tokens (Whisper's decoder takes no source mask)."""
         return (ones(n, t),) if speech else (source_mask, ones(n, t))
 
-    exporter.method("reorder_cache", (torch.tensor([1, 0, 3, 2]),), dynamic_shapes=({0: rows},),
-                    input_ranges={0: (0, 0)})
+    exporter.method("reorder_cache", (swap,), dynamic_shapes=(dims((0, rows)),), input_ranges={0: (0, 0)})
     calls = [Call("encode", first)]
     for t, tokens in enumerate(steps, start=1):
-        calls.append(Call("decode_step", (tokens, *step_masks(row_mask, 4, t))))
-        calls.append(Call("reorder_cache", (torch.tensor([1, 0, 3, 2]),)))
+        calls.append(Call("decode_step", (tokens, *step_masks(row_mask, n, t))))
+        calls.append(Call("reorder_cache", (swap,)))
     calls.append(Call("encode", second))
     calls.append(Call("decode_step", (torch.full((1, 1), start), *step_masks(second_mask, 1, 1))))
     exporter.call_sequence(calls)

@@ -24,7 +24,7 @@ def bart():
     ({"backend": "gpu"}, "unknown backend 'gpu'"),
     ({"quantize": "int4", "backend": "xnnpack"}, "quantize='int4': expected None or 'int8'"),
     ({"quantize": "int8"}, "quantize='int8' needs backend='xnnpack'"),
-    ({"max_rows": 2}, "max_rows=2: must be an integer of at least 4"),
+    ({"max_rows": 0}, "max_rows=0: must be an integer of at least 1"),
     ({"max_source_len": 0}, "max_source_len=0: must be an integer of at least 5"),
     ({"max_source_len": 65}, "max_source_len=65 exceeds the model's 64 source positions"),
     ({"max_target_len": 65}, "max_target_len=65 exceeds the 64 decoder positions of the model's position table"),
@@ -66,6 +66,24 @@ def test_generation_settings_the_search_cannot_follow_are_refused(setting, value
 def test_whisper_sources_have_the_models_length():
     with pytest.raises(ExportError, match="encoder always takes 16 positions"):
         export_seq2seq_lm(tiny_model("whisper"), max_source_len=8)
+
+
+@pytest.mark.parametrize("max_rows", [1, 2])
+def test_fewer_rows_than_the_conformance_calls_usual_four(max_rows):
+    # One source at a time (greedy, batch 1) plans a cache and an encoder batch of one.
+    model = tiny_model("marian")
+    program = load_seq2seq(export_seq2seq_lm(model, max_source_len=8, max_target_len=8, max_rows=max_rows).data)
+    expected = model.generate(input_ids=torch.tensor([[5, 9, 11, 0]]), num_beams=1, do_sample=False, max_length=8)
+    expected = expected.tolist()[0][1:]
+    if 0 in expected:
+        expected = expected[:expected.index(0) + 1]  # to </s>
+    assert program.generate([[5, 9, 11, 0]], num_beams=1) == [expected]
+
+
+def test_whisper_int8_on_one_row():
+    # Whisper's encoder reads embed_positions.num_embeddings, which the int8 table keeps.
+    program = export_seq2seq_lm(tiny_model("whisper"), max_source_len=None, max_target_len=8, max_rows=1, backend="xnnpack", quantize="int8")
+    assert len(program.report["conformance"]["calls"]) == 9
 
 
 def test_a_folder_without_a_model_is_refused(tmp_path):
