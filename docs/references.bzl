@@ -71,6 +71,7 @@ DOC_TARGETS = [
     "//models:opus_tiny_pte",
     "//models:stateful_plan",
     "//models:stateful_pte",
+    "//models:stateful_pte_test",
     "//python/pteforge/llm:rolling_window_test",
     "//python/pteforge/llm:static_cache_test",
     "//python/pteforge/seq2seq:export_test",
@@ -119,6 +120,7 @@ DOC_TARGETS = [
     "//tests/replay:replay_cache_model_cortex_m55_image",
     "//tests/replay:replay_opus_tiny_cortex_m55_test",
     "//tests/replay:replay_opus_tiny_x86_64_test",
+    "//tests/replay:replay_stateful_aarch64_wheel_test",
     "//tests/replay:replay_stateful_cortex_m55_test",
     "//tests/replay:replay_stateful_x86_64_test",
     "//tests/replay:same_outputs_stateful_aarch64_test",
@@ -283,4 +285,7 @@ DOC_PATHS = [
     "tools/llama_cpp/setup",
     "tools/remote_cache/check",
     "tools/remote_cache/serve",
+    "tools/remote_exec/check",
+    "tools/remote_exec/compare.py",
+    "tools/remote_exec/serve",
 ]

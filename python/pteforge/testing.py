@@ -44,9 +44,29 @@ class _BazelSharding:
         config.hook.pytest_deselected(items=others)
 
 
+def _single_root(path: str) -> str:
+    return path[1:] if path.startswith("//") and not path.startswith("///") else path
+
+
+def _rerun_with_single_root(test_file: str) -> None:
+    """Runs the test again with its paths starting "/" instead of "//".
+
+    A remote executor runs a test with "/" as its working directory, where Bazel's test
+    runner spells the runfiles' paths "/" + "/bazel-out/...". POSIX (and pathlib) take a
+    leading "//" for another root than "/", so pytest would find the test's files (and
+    the functions' code, compiled from them) outside its rootdir, the working directory.
+    Every path the test was given (its file, PYTHONPATH, the runfiles variables) is
+    respelled, and the interpreter started again on them."""
+    for name, value in list(os.environ.items()):
+        os.environ[name] = ":".join(_single_root(part) for part in value.split(":"))
+    os.execv(sys.executable, [sys.executable, _single_root(test_file), *sys.argv[1:]])
+
+
 def main(test_file: str) -> None:
     """Runs pytest on one test file, as py_test's main, and exits with its status."""
     quiet_dependencies()
+    if test_file.startswith("//") and not test_file.startswith("///"):
+        _rerun_with_single_root(test_file)
     plugins = []
     total = int(os.environ.get("TEST_TOTAL_SHARDS", "1"))
     if total > 1:
