@@ -26,17 +26,16 @@
 namespace pteforge {
 namespace {
 
-constexpr int kSamplingRate = 16000;
-
 int Fail(const std::string& message, int status) {
   std::fprintf(stderr, "transcribe: error: %s\n", message.c_str());
   return status;
 }
 
-StatusOr<std::vector<float>> ReadSamples(const std::string& path) {
+// The samples of a WAV file at `rate` Hz (the program's front end's).
+StatusOr<std::vector<float>> ReadSamples(const std::string& path, int64_t rate) {
   auto reader = WavReader::Open(path);
   if (!reader.ok()) return reader.status();
-  if (reader.value()->sample_rate() != kSamplingRate) {
+  if (reader.value()->sample_rate() != rate) {
     return Failure(Error::InvalidArgument, "%s is sampled at %d Hz; Whisper takes 16 kHz (resample it, e.g. "
                    "sox in.wav -r 16000 out.wav)", path.c_str(), reader.value()->sample_rate());
   }
@@ -92,7 +91,7 @@ int Main(int argc, char** argv) {
   }
   int failures = 0;
   for (const std::string& path : flags.positional()) {
-    auto samples = ReadSamples(path);
+    auto samples = ReadSamples(path, transcriber.value()->sampling_rate());
     if (!samples.ok()) {
       std::fprintf(stderr, "transcribe: %s\n", samples.status().message().c_str());
       std::printf("\n");
@@ -113,7 +112,7 @@ int Main(int argc, char** argv) {
     std::fflush(stdout);
     if (flags.IsSet("stats")) {
       std::fprintf(stderr, "{\"file\": \"%s\", \"seconds\": %.3f, \"windows\": %zu, \"ms\": %.3f}\n", path.c_str(),
-                   samples->size() / static_cast<double>(kSamplingRate), result->ids.size(), ms);
+                   samples->size() / static_cast<double>(transcriber.value()->sampling_rate()), result->ids.size(), ms);
     }
   }
   return failures > 0 ? 1 : 0;

@@ -51,6 +51,7 @@ class Transcriber {
 
   const Seq2SeqProgramInfo& info() const { return model_->info(); }
   int64_t window_samples() const { return log_mel_->options().window_samples; }
+  int64_t sampling_rate() const { return log_mel_->options().sampling_rate; }
 
  private:
   Transcriber() = default;
