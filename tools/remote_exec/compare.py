@@ -13,22 +13,12 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from execution_log import spawns  # noqa: E402  (tools/execution_log.py)
+
 # Outputs compared with the local build: programs and what the C++ toolchains make.
 _COMPARED = (".pte", ".elf", ".a", ".so", ".o")
 _REMOTE_RUNNERS = ("remote", "remote cache hit")
-
-
-def spawns(path: str) -> list[dict]:
-    """The spawns of a JSON execution log (one JSON object after another)."""
-    text, decoder, index, found = open(path).read(), json.JSONDecoder(), 0, []
-    while index < len(text):
-        while index < len(text) and text[index].isspace():
-            index += 1
-        if index == len(text):
-            break
-        value, index = decoder.raw_decode(text, index)
-        found.append(value)
-    return found
 
 
 def outputs(spawn: dict) -> list[str]:
