@@ -1,13 +1,11 @@
 """pytest under Bazel: the smoke .pte built by the genrule runs in ExecuTorch's Python
 runtime and matches the eager model it was exported from."""
 
-import sys
-
-import pytest
 import torch
 from executorch.runtime import Runtime
 from runfiles import runfiles
 
+from pteforge import testing
 from tests.smoke.export_smoke import Affine
 
 
@@ -20,4 +18,4 @@ def test_smoke_pte_matches_eager() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(pytest.main([__file__, "-v"]))
+    testing.main(__file__)
