@@ -27,9 +27,9 @@ def _file(path: str) -> str:
     return _RUNFILES.Rlocation(f"pteforge/{path}")
 
 
-_ROOT = os.path.dirname(os.path.dirname(_file("docs/references.bzl")))  # the pages, in runfiles
-# The source tree the paths are checked in (runfiles link to it).
-_SOURCE_TREE = os.path.dirname(os.path.realpath(_file("README.md")))
+# The pages and a file of every path they name (DOC_PATH_FILES), in runfiles: declared
+# inputs, the same whether the test runs here or on a remote executor.
+_ROOT = os.path.dirname(os.path.dirname(_file("docs/references.bzl")))
 
 
 def _bzl() -> dict:
@@ -42,13 +42,16 @@ def _bzl() -> dict:
 def test_the_reference_list_is_what_the_pages_name():
     with open(_file("docs/references.bzl"), encoding="utf-8") as handle:
         listed = handle.read()
-    assert listed == references.bzl_text(_SOURCE_TREE), (
+    assert listed == references.bzl_text(_ROOT, _bzl()["DOC_PATH_FILES"]), (
         "the pages changed: run `python3 docs/references.py --write` and commit docs/references.bzl")
 
 
 def test_every_path_the_pages_name_exists():
     for path in _bzl()["DOC_PATHS"]:
-        references.path_exists(path, _SOURCE_TREE)
+        try:
+            references.path_exists(path, _ROOT)
+        except ValueError as error:
+            raise AssertionError(f"{error} (or docs/references.bzl is stale: run `python3 docs/references.py --write`)")
 
 
 def _help(tool: str) -> str:
