@@ -3,13 +3,14 @@
 with --config=remote_exec, every spawn must have run on the execution service (runner
 "remote", or "remote cache hit" for an action the service had already run), and each
 .pte and binary it wrote must equal, byte for byte, the same file in a local build.
+With --cache_hits_only (a second builder sharing the first's storage), every spawn must
+be a cache hit.
 
     compare.py --log=exec.json --remote_root=R --local_root=L --summary="INFO: ..." \
-        --seconds=N [--json=out.json]
+        --seconds=N [--cache_hits_only]
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -37,7 +38,7 @@ def main() -> int:
     parser.add_argument("--local_root", required=True)
     parser.add_argument("--summary", required=True)
     parser.add_argument("--seconds", type=int, required=True)
-    parser.add_argument("--json", default="")
+    parser.add_argument("--cache_hits_only", action="store_true")
     args = parser.parse_args()
 
     log = spawns(args.log)
@@ -48,6 +49,9 @@ def main() -> int:
     problems += [f"{s.get('mnemonic')} ran with runner '{s.get('runner')}', not remotely: {s.get('progressMessage')}"
                  for s in local]
     ran = sum(1 for s in log if s.get("runner") == "remote")
+    if args.cache_hits_only and ran:
+        problems += [f"{s.get('mnemonic')} ran again instead of being a cache hit: {s.get('progressMessage')}"
+                     for s in log if s.get("runner") == "remote"]
     mnemonics = sorted({s.get("mnemonic", "") for s in log})
     identical, compared = 0, []
     for spawn in log:
@@ -68,14 +72,9 @@ def main() -> int:
     if not any(path.endswith(".pte") for path in compared):
         problems.append("no .pte was compared with the local build")
     print(f"check: {args.summary.replace('INFO: ', '')} ({len(log)} spawns in the log, {ran} run by the service, "
-          f"{len(log) - ran - len(local)} its cache hits, {len(local)} elsewhere) in {args.seconds} s")
+          f"{len(log) - ran - len(local)} cache hits, {len(local)} elsewhere) in {args.seconds} s")
     print(f"check: {identical} of {len(compared)} outputs byte-identical to the local build "
           f"({sum(1 for p in compared if p.endswith('.pte'))} .pte); mnemonics: {', '.join(mnemonics)}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"seconds": args.seconds, "spawns": len(log), "remote": ran, "not_remote": len(local),
-                       "compared": len(compared), "identical": identical, "summary": args.summary,
-                       "problems": problems}, f, indent=2)
     for problem in problems:
         print("check: FAIL: " + problem, file=sys.stderr)
     return 1 if problems else 0
