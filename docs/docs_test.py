@@ -49,7 +49,7 @@ def test_the_reference_list_is_what_the_pages_name():
 def test_every_path_the_pages_name_exists():
     for path in _bzl()["DOC_PATHS"]:
         try:
-            references.path_exists(path, _ROOT)
+            references.evidence(path, _ROOT)
         except ValueError as error:
             raise AssertionError(f"{error} (or docs/references.bzl is stale: run `python3 docs/references.py --write`)")
 

@@ -15,3 +15,8 @@ def spawns(path: str) -> list[dict]:
         value, index = decoder.raw_decode(text, index)
         found.append(value)
     return found
+
+
+def outputs(spawn: dict) -> list[str]:
+    """The paths (under the execroot) a spawn wrote."""
+    return [item["path"] if isinstance(item, dict) else str(item) for item in spawn.get("listedOutputs", [])]

@@ -15,15 +15,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from execution_log import spawns  # noqa: E402  (tools/execution_log.py)
+from execution_log import outputs, spawns  # noqa: E402  (tools/execution_log.py)
 
 # Outputs compared with the local build: programs and what the C++ toolchains make.
 _COMPARED = (".pte", ".elf", ".a", ".so", ".o")
 _REMOTE_RUNNERS = ("remote", "remote cache hit")
-
-
-def outputs(spawn: dict) -> list[str]:
-    return [item["path"] if isinstance(item, dict) else str(item) for item in spawn.get("listedOutputs", [])]
 
 
 def is_compared(path: str) -> bool:
