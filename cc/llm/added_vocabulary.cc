@@ -12,7 +12,7 @@ namespace {
 const char kWhere[] = "tokenizer.json: added_tokens";
 
 bool IsWordCharacter(char32_t c) {
-  const char major = unicode::MajorCategory(unicode::CategoryOf(c));
+  const char major = unicode::MajorCategory(c);
   return major == 'L' || major == 'N' || major == 'M' || c == '_';
 }
 
@@ -34,12 +34,12 @@ char32_t CharacterAt(std::string_view text, size_t begin, size_t* length) {
 
 }  // namespace
 
-StatusOr<AddedVocabulary> AddedVocabulary::FromJson(const JsonValue* added_tokens, const Normalizer* normalizer) {
+StatusOr<AddedVocabulary> AddedVocabulary::FromJson(const Json* added_tokens, const Normalizer* normalizer) {
   AddedVocabulary vocabulary;
   if (added_tokens == nullptr || added_tokens->is_null()) return vocabulary;
   if (!added_tokens->is_array()) return Failure(Error::InvalidArgument, "%s must be an array", kWhere);
   const std::string where = kWhere;
-  for (const JsonValue& entry : added_tokens->array()) {
+  for (const Json& entry : *added_tokens) {
     if (!entry.is_object()) return Failure(Error::InvalidArgument, "%s: every entry must be an object", kWhere);
     AddedToken token;
     PTEFORGE_RETURN_IF_ERROR(RequiredInt(entry, "id", where, &token.id));

@@ -42,7 +42,7 @@ class AddedVocabulary {
  public:
   // `normalizer` (may be null) normalizes the contents of the "normalized" tokens; it
   // must outlive nothing here (used during construction only).
-  static StatusOr<AddedVocabulary> FromJson(const JsonValue* added_tokens, const Normalizer* normalizer);
+  static StatusOr<AddedVocabulary> FromJson(const Json* added_tokens, const Normalizer* normalizer);
 
   // A piece of input: either an added token (id set) or normalized text to pre-tokenize.
   struct Piece {

@@ -14,19 +14,18 @@ namespace {
 const char kWhere[] = "tokenizer.json: model BPE";
 
 // The two tokens of merge number `rank`: "a b" or ["a", "b"].
-Status MergePair(const JsonValue& merge, size_t rank, std::string* left, std::string* right) {
+Status MergePair(const Json& merge, size_t rank, std::string* left, std::string* right) {
   if (merge.is_string()) {
-    const std::string& text = merge.string();
+    const std::string& text = merge.get_ref<const std::string&>();
     const size_t space = text.find(' ');
     if (space != std::string::npos && text.find(' ', space + 1) == std::string::npos) {
       *left = text.substr(0, space);
       *right = text.substr(space + 1);
       return Status();
     }
-  } else if (merge.is_array() && merge.array().size() == 2 && merge.array()[0].is_string() &&
-             merge.array()[1].is_string()) {
-    *left = merge.array()[0].string();
-    *right = merge.array()[1].string();
+  } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
+    *left = merge[0].get_ref<const std::string&>();
+    *right = merge[1].get_ref<const std::string&>();
     return Status();
   }
   return Failure(Error::InvalidArgument, "%s: merge %zu is neither \"a b\" nor [\"a\", \"b\"]", kWhere, rank);
@@ -34,23 +33,25 @@ Status MergePair(const JsonValue& merge, size_t rank, std::string* left, std::st
 
 }  // namespace
 
-StatusOr<BpeModel> BpeModel::FromJson(const JsonValue& model) {
+StatusOr<BpeModel> BpeModel::FromJson(const Json& model) {
   BpeModel bpe;
   const std::string where = kWhere;
-  auto vocab = RequiredMember(model, "vocab", where, JsonValue::Type::kObject);
+  auto vocab = RequiredMember(model, "vocab", where, Json::value_t::object);
   if (!vocab.ok()) return vocab.status();
-  for (const auto& [token, id] : (*vocab)->members()) {
-    if (!id.is_integer() || id.integer() < 0 || id.integer() > std::numeric_limits<int32_t>::max()) {
+  for (const auto& entry : (*vocab)->items()) {
+    const std::string& token = entry.key();
+    const Json& id = entry.value();
+    if (!IsInt64(id) || AsInt64(id) < 0 || AsInt64(id) > std::numeric_limits<int32_t>::max()) {
       return Failure(Error::InvalidArgument, "%s: the id of '%s' is not a non-negative integer", kWhere,
                      token.c_str());
     }
-    const auto value = static_cast<int32_t>(id.integer());
+    const auto value = static_cast<int32_t>(AsInt64(id));
     bpe.vocab_[token] = value;
     bpe.tokens_[value] = token;
   }
 
   double dropout = 0;
-  if (const JsonValue* d = model.Find("dropout"); d != nullptr && d->is_number()) dropout = d->number();
+  if (const Json* d = FindMember(model, "dropout"); d != nullptr && d->is_number()) dropout = d->get<double>();
   if (dropout > 0) {
     return Failure(Error::NotSupported, "%s: dropout %g is not supported (it makes encoding random); "
                    "set it to null", kWhere, dropout);
@@ -78,12 +79,12 @@ StatusOr<BpeModel> BpeModel::FromJson(const JsonValue& model) {
     bpe.byte_ids_[byte] = it == bpe.vocab_.end() ? -1 : it->second;
   }
 
-  auto merges = RequiredMember(model, "merges", where, JsonValue::Type::kArray);
+  auto merges = RequiredMember(model, "merges", where, Json::value_t::array);
   if (!merges.ok()) return merges.status();
   const size_t prefix_length = bpe.continuing_subword_prefix_.size();
   std::string left, right;
-  for (size_t rank = 0; rank < (*merges)->array().size(); ++rank) {
-    PTEFORGE_RETURN_IF_ERROR(MergePair((*merges)->array()[rank], rank, &left, &right));
+  for (size_t rank = 0; rank < (*merges)->size(); ++rank) {
+    PTEFORGE_RETURN_IF_ERROR(MergePair((**merges)[rank], rank, &left, &right));
     auto left_id = bpe.vocab_.find(left);
     auto right_id = bpe.vocab_.find(right);
     // The merged token drops the right part's continuing-subword prefix.

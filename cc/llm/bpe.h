@@ -25,7 +25,7 @@ namespace pteforge {
 
 class BpeModel {
  public:
-  static StatusOr<BpeModel> FromJson(const JsonValue& model);
+  static StatusOr<BpeModel> FromJson(const Json& model);
 
   // Appends the ids of `word` (one pre-token, non-empty) to `ids`.
   void Tokenize(std::string_view word, std::vector<int64_t>* ids) const;

@@ -181,7 +181,7 @@ class SequenceDecoder : public Decoder {
 };
 
 // A member that must be a string of exactly one character.
-Status OneCharacter(const JsonValue& config, const char* key, const std::string& where, const char* fallback,
+Status OneCharacter(const Json& config, const char* key, const std::string& where, const char* fallback,
                     char32_t* out) {
   std::string text;
   PTEFORGE_RETURN_IF_ERROR(OptionalString(config, key, where, fallback, &text));
@@ -195,7 +195,7 @@ Status OneCharacter(const JsonValue& config, const char* key, const std::string&
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Decoder>> MakeDecoder(const JsonValue& config) {
+StatusOr<std::unique_ptr<Decoder>> MakeDecoder(const Json& config) {
   std::string type;
   PTEFORGE_RETURN_IF_ERROR(RequiredString(config, "type", kWhere, &type));
   const std::string where = std::string(kWhere) + " " + type;

@@ -22,7 +22,7 @@ class Decoder {
   virtual Status DecodeChain(std::vector<std::string>* tokens) const = 0;
 };
 
-StatusOr<std::unique_ptr<Decoder>> MakeDecoder(const JsonValue& config);
+StatusOr<std::unique_ptr<Decoder>> MakeDecoder(const Json& config);
 
 // The byte a byte-fallback token ("<0x41>") stands for, or -1 for any other token.
 int ByteFallbackValue(const std::string& token);

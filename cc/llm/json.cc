@@ -1,285 +1,176 @@
 #include "cc/llm/json.h"
 
-#include <cmath>
-#include <cstdlib>
-
-#include "cc/llm/utf8.h"
+#include <limits>
 
 namespace pteforge {
-
-bool JsonValue::is_integer() const {
-  return type_ == Type::kNumber && std::trunc(number_) == number_ && std::fabs(number_) < 9.0e15;
-}
-
-const JsonValue* JsonValue::Find(std::string_view key) const {
-  for (const auto& [name, value] : members_) {
-    if (name == key) return &value;
-  }
-  return nullptr;
-}
-
-const char* JsonValue::TypeName(Type type) {
-  switch (type) {
-    case Type::kNull: return "null";
-    case Type::kBool: return "boolean";
-    case Type::kNumber: return "number";
-    case Type::kString: return "string";
-    case Type::kArray: return "array";
-    case Type::kObject: return "object";
-  }
-  return "?";
-}
-
-class JsonParser {
- public:
-  JsonParser(std::string_view text, const char* what) : text_(text), what_(what) {}
-
-  StatusOr<JsonValue> Parse() {
-    JsonValue root;
-    PTEFORGE_RETURN_IF_ERROR(ParseValue(&root, 0));
-    SkipSpace();
-    if (pos_ != text_.size()) return Fail("unexpected text after the end of the document");
-    return root;
-  }
-
- private:
-  static constexpr int kMaxDepth = 512;
-
-  Status Fail(const char* problem) const {
-    return Failure(Error::InvalidArgument, "%s: invalid JSON at byte %zu: %s", what_, pos_, problem);
-  }
-
-  void SkipSpace() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) {
-      ++pos_;
-    }
-  }
-
-  bool Consume(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-
-  Status ParseValue(JsonValue* out, int depth) {
-    if (depth > kMaxDepth) return Fail("nested more than 512 levels deep");
-    SkipSpace();
-    if (pos_ >= text_.size()) return Fail("unexpected end of the document");
-    const char c = text_[pos_];
-    if (c == '{') return ParseObject(out, depth);
-    if (c == '[') return ParseArray(out, depth);
-    if (c == '"') {
-      out->type_ = JsonValue::Type::kString;
-      return ParseString(&out->string_);
-    }
-    if (Consume("null")) return Status();
-    if (Consume("true") || Consume("false")) {
-      out->type_ = JsonValue::Type::kBool;
-      out->bool_ = c == 't';
-      return Status();
-    }
-    if (c == '-' || (c >= '0' && c <= '9')) return ParseNumber(out);
-    return Fail("expected a value");
-  }
-
-  Status ParseNumber(JsonValue* out) {
-    size_t end = pos_;
-    while (end < text_.size() && std::string_view("+-0123456789.eE").find(text_[end]) != std::string_view::npos) {
-      ++end;
-    }
-    const std::string number(text_.substr(pos_, end - pos_));
-    char* parsed_end = nullptr;
-    const double value = std::strtod(number.c_str(), &parsed_end);
-    if (parsed_end != number.c_str() + number.size() || !std::isfinite(value)) {
-      return Fail("malformed number");
-    }
-    out->type_ = JsonValue::Type::kNumber;
-    out->number_ = value;
-    pos_ = end;
-    return Status();
-  }
-
-  Status ParseHex4(char32_t* out) {
-    if (pos_ + 4 > text_.size()) return Fail("truncated \\u escape");
-    char32_t value = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char c = text_[pos_++];
-      value <<= 4;
-      if (c >= '0' && c <= '9') value |= c - '0';
-      else if (c >= 'a' && c <= 'f') value |= c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') value |= c - 'A' + 10;
-      else return Fail("bad hex digit in a \\u escape");
-    }
-    *out = value;
-    return Status();
-  }
-
-  Status ParseString(std::string* out) {
-    ++pos_;  // the opening quote
-    while (true) {
-      if (pos_ >= text_.size()) return Fail("unterminated string");
-      const auto c = static_cast<unsigned char>(text_[pos_]);
-      if (c == '"') {
-        ++pos_;
-        return Status();
-      }
-      if (c < 0x20) return Fail("control character in a string");
-      if (c != '\\') {
-        const size_t length = utf8::SequenceLength(text_, pos_);
-        if (length == 0) return Fail("invalid UTF-8 in a string");
-        out->append(text_.substr(pos_, length));
-        pos_ += length;
-        continue;
-      }
-      if (++pos_ >= text_.size()) return Fail("unterminated escape");
-      const char escape = text_[pos_++];
-      switch (escape) {
-        case '"': out->push_back('"'); break;
-        case '\\': out->push_back('\\'); break;
-        case '/': out->push_back('/'); break;
-        case 'b': out->push_back('\b'); break;
-        case 'f': out->push_back('\f'); break;
-        case 'n': out->push_back('\n'); break;
-        case 'r': out->push_back('\r'); break;
-        case 't': out->push_back('\t'); break;
-        case 'u': {
-          char32_t code_point = 0;
-          PTEFORGE_RETURN_IF_ERROR(ParseHex4(&code_point));
-          if (code_point >= 0xD800 && code_point <= 0xDBFF) {
-            char32_t low = 0;
-            if (!Consume("\\u")) return Fail("unpaired surrogate in a \\u escape");
-            PTEFORGE_RETURN_IF_ERROR(ParseHex4(&low));
-            if (low < 0xDC00 || low > 0xDFFF) return Fail("unpaired surrogate in a \\u escape");
-            code_point = 0x10000 + ((code_point - 0xD800) << 10) + (low - 0xDC00);
-          } else if (code_point >= 0xDC00 && code_point <= 0xDFFF) {
-            return Fail("unpaired surrogate in a \\u escape");
-          }
-          utf8::Append(code_point, out);
-          break;
-        }
-        default:
-          --pos_;
-          return Fail("unknown escape");
-      }
-    }
-  }
-
-  Status ParseArray(JsonValue* out, int depth) {
-    out->type_ = JsonValue::Type::kArray;
-    ++pos_;
-    SkipSpace();
-    if (Consume("]")) return Status();
-    while (true) {
-      out->array_.emplace_back();
-      PTEFORGE_RETURN_IF_ERROR(ParseValue(&out->array_.back(), depth + 1));
-      SkipSpace();
-      if (Consume("]")) return Status();
-      if (!Consume(",")) return Fail("expected ',' or ']' in an array");
-    }
-  }
-
-  Status ParseObject(JsonValue* out, int depth) {
-    out->type_ = JsonValue::Type::kObject;
-    ++pos_;
-    SkipSpace();
-    if (Consume("}")) return Status();
-    while (true) {
-      SkipSpace();
-      if (pos_ >= text_.size() || text_[pos_] != '"') return Fail("expected a string key in an object");
-      std::string key;
-      PTEFORGE_RETURN_IF_ERROR(ParseString(&key));
-      SkipSpace();
-      if (!Consume(":")) return Fail("expected ':' after an object key");
-      out->members_.emplace_back(std::move(key), JsonValue());
-      PTEFORGE_RETURN_IF_ERROR(ParseValue(&out->members_.back().second, depth + 1));
-      SkipSpace();
-      if (Consume("}")) return Status();
-      if (!Consume(",")) return Fail("expected ',' or '}' in an object");
-    }
-  }
-
-  std::string_view text_;
-  const char* what_;
-  size_t pos_ = 0;
-};
-
-StatusOr<JsonValue> ParseJson(std::string_view text, const char* what) {
-  return JsonParser(text, what).Parse();
-}
-
 namespace {
 
+constexpr int kMaxDepth = 512;
+
+// The tree builder json::parse uses, behind a depth limit, keeping the first error's
+// byte offset and message instead of throwing. A SAX handler: nlohmann's parser calls
+// it for each token, and stops at the first `false`.
+class BoundedTreeBuilder {
+ public:
+  explicit BoundedTreeBuilder(Json* root) : tree_(*root, /*allow_exceptions_=*/false) {}
+
+  bool null() { return tree_.null(); }
+  bool boolean(bool value) { return tree_.boolean(value); }
+  bool number_integer(Json::number_integer_t value) { return tree_.number_integer(value); }
+  bool number_unsigned(Json::number_unsigned_t value) { return tree_.number_unsigned(value); }
+  bool number_float(Json::number_float_t value, const Json::string_t& text) { return tree_.number_float(value, text); }
+  bool string(Json::string_t& value) { return tree_.string(value); }
+  bool binary(Json::binary_t& value) { return tree_.binary(value); }
+  bool key(Json::string_t& value) { return tree_.key(value); }
+  bool start_object(std::size_t size) { return Enter() && tree_.start_object(size); }
+  bool end_object() {
+    --depth_;
+    return tree_.end_object();
+  }
+  bool start_array(std::size_t size) { return Enter() && tree_.start_array(size); }
+  bool end_array() {
+    --depth_;
+    return tree_.end_array();
+  }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/, const nlohmann::detail::exception& error) {
+    // `position` counts the bytes read, the offending one included.
+    error_offset_ = position > 0 ? position - 1 : 0;
+    error_ = Describe(error.what());
+    return false;
+  }
+
+  bool too_deep() const { return too_deep_; }
+  size_t error_offset() const { return error_offset_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  bool Enter() {
+    too_deep_ = ++depth_ > kMaxDepth;
+    return !too_deep_;
+  }
+
+  // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..."
+  // becomes " (line 1, column 5): syntax error ...".
+  static std::string Describe(const std::string& what) {
+    std::string text = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
+    const std::string kAt = "parse error at ";
+    const size_t colon = text.find(": ");
+    if (text.compare(0, kAt.size(), kAt) == 0 && colon != std::string::npos) {
+      return " (" + text.substr(kAt.size(), colon - kAt.size()) + ")" + text.substr(colon);
+    }
+    return ": " + text;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<Json> tree_;
+  int depth_ = 0;
+  bool too_deep_ = false;
+  size_t error_offset_ = 0;
+  std::string error_;
+};
+
+bool HasType(const Json& value, Json::value_t type) {
+  const bool number = type == Json::value_t::number_integer || type == Json::value_t::number_unsigned ||
+                      type == Json::value_t::number_float;
+  return number ? value.is_number() : value.type() == type;
+}
+
 // The member `key`, or nullptr when it is missing or null; a wrong type is an error.
-StatusOr<const JsonValue*> Member(const JsonValue& object, std::string_view key,
-                                  const std::string& where, JsonValue::Type type) {
-  const JsonValue* value = object.Find(key);
-  if (value == nullptr || value->is_null()) return static_cast<const JsonValue*>(nullptr);
-  if (value->type() != type) {
+StatusOr<const Json*> Member(const Json& object, std::string_view key, const std::string& where,
+                             Json::value_t type) {
+  const Json* value = FindMember(object, key);
+  if (value == nullptr || value->is_null()) return static_cast<const Json*>(nullptr);
+  if (!HasType(*value, type)) {
     return Failure(Error::InvalidArgument, "%s: '%.*s' must be a %s, not a %s", where.c_str(),
-                   static_cast<int>(key.size()), key.data(), JsonValue::TypeName(type),
-                   JsonValue::TypeName(value->type()));
+                   static_cast<int>(key.size()), key.data(), Json(type).type_name(), value->type_name());
   }
   return value;
 }
 
 Status Missing(std::string_view key, const std::string& where) {
-  return Failure(Error::InvalidArgument, "%s: '%.*s' is missing", where.c_str(),
-                 static_cast<int>(key.size()), key.data());
+  return Failure(Error::InvalidArgument, "%s: '%.*s' is missing", where.c_str(), static_cast<int>(key.size()),
+                 key.data());
 }
 
 }  // namespace
 
-StatusOr<const JsonValue*> RequiredMember(const JsonValue& object, std::string_view key,
-                                          const std::string& where, JsonValue::Type type) {
-  StatusOr<const JsonValue*> value = Member(object, key, where, type);
+StatusOr<Json> ParseJson(std::string_view text, const char* what) {
+  Json root;
+  BoundedTreeBuilder builder(&root);
+  if (Json::sax_parse(text.begin(), text.end(), &builder)) return root;
+  if (builder.too_deep()) {
+    return Failure(Error::InvalidArgument, "%s: invalid JSON: nested more than %d levels deep", what, kMaxDepth);
+  }
+  return Failure(Error::InvalidArgument, "%s: invalid JSON at byte %zu%s", what, builder.error_offset(),
+                 builder.error().c_str());
+}
+
+const Json* FindMember(const Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+bool IsInt64(const Json& value) {
+  if (value.is_number_unsigned()) {
+    return value.get<Json::number_unsigned_t>() <=
+           static_cast<Json::number_unsigned_t>(std::numeric_limits<int64_t>::max());
+  }
+  return value.is_number_integer();
+}
+
+int64_t AsInt64(const Json& value) {
+  return value.is_number_unsigned() ? static_cast<int64_t>(value.get<Json::number_unsigned_t>())
+                                    : value.get<Json::number_integer_t>();
+}
+
+StatusOr<const Json*> RequiredMember(const Json& object, std::string_view key, const std::string& where,
+                                     Json::value_t type) {
+  StatusOr<const Json*> value = Member(object, key, where, type);
   if (value.ok() && *value == nullptr) return Missing(key, where);
   return value;
 }
 
-Status RequiredString(const JsonValue& object, std::string_view key, const std::string& where,
-                      std::string* out) {
-  StatusOr<const JsonValue*> value = RequiredMember(object, key, where, JsonValue::Type::kString);
+Status RequiredString(const Json& object, std::string_view key, const std::string& where, std::string* out) {
+  StatusOr<const Json*> value = RequiredMember(object, key, where, Json::value_t::string);
   if (!value.ok()) return value.status();
-  *out = (*value)->string();
+  *out = (*value)->get_ref<const std::string&>();
   return Status();
 }
 
-Status OptionalString(const JsonValue& object, std::string_view key, const std::string& where,
+Status OptionalString(const Json& object, std::string_view key, const std::string& where,
                       const std::string& fallback, std::string* out) {
-  StatusOr<const JsonValue*> value = Member(object, key, where, JsonValue::Type::kString);
+  StatusOr<const Json*> value = Member(object, key, where, Json::value_t::string);
   if (!value.ok()) return value.status();
-  *out = *value == nullptr ? fallback : (*value)->string();
+  *out = *value == nullptr ? fallback : (*value)->get_ref<const std::string&>();
   return Status();
 }
 
-Status OptionalBool(const JsonValue& object, std::string_view key, const std::string& where,
-                    bool fallback, bool* out) {
-  StatusOr<const JsonValue*> value = Member(object, key, where, JsonValue::Type::kBool);
+Status OptionalBool(const Json& object, std::string_view key, const std::string& where, bool fallback, bool* out) {
+  StatusOr<const Json*> value = Member(object, key, where, Json::value_t::boolean);
   if (!value.ok()) return value.status();
-  *out = *value == nullptr ? fallback : (*value)->bool_value();
+  *out = *value == nullptr ? fallback : (*value)->get<bool>();
   return Status();
 }
 
-Status OptionalInt(const JsonValue& object, std::string_view key, const std::string& where,
-                   int64_t fallback, int64_t* out) {
-  StatusOr<const JsonValue*> value = Member(object, key, where, JsonValue::Type::kNumber);
+Status OptionalInt(const Json& object, std::string_view key, const std::string& where, int64_t fallback,
+                   int64_t* out) {
+  StatusOr<const Json*> value = Member(object, key, where, Json::value_t::number_integer);
   if (!value.ok()) return value.status();
   if (*value == nullptr) {
     *out = fallback;
     return Status();
   }
-  if (!(*value)->is_integer()) {
+  if (!IsInt64(**value)) {
     return Failure(Error::InvalidArgument, "%s: '%.*s' must be an integer", where.c_str(),
                    static_cast<int>(key.size()), key.data());
   }
-  *out = (*value)->integer();
+  *out = AsInt64(**value);
   return Status();
 }
 
-Status RequiredInt(const JsonValue& object, std::string_view key, const std::string& where,
-                   int64_t* out) {
-  if (object.Find(key) == nullptr || object.Find(key)->is_null()) return Missing(key, where);
+Status RequiredInt(const Json& object, std::string_view key, const std::string& where, int64_t* out) {
+  const Json* value = FindMember(object, key);
+  if (value == nullptr || value->is_null()) return Missing(key, where);
   return OptionalInt(object, key, where, 0, out);
 }
 

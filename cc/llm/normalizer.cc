@@ -12,17 +12,19 @@ namespace {
 
 const char kWhere[] = "tokenizer.json: normalizer";
 
-// NFC, NFD or Lowercase: a function of the code points.
-class CodePointNormalizer : public Normalizer {
+// NFC, NFD or Lowercase: a function of the text (cc/llm/unicode.h).
+class UnicodeNormalizer : public Normalizer {
  public:
-  explicit CodePointNormalizer(std::u32string (*function)(std::u32string_view)) : function_(function) {}
+  explicit UnicodeNormalizer(StatusOr<std::string> (*function)(std::string_view)) : function_(function) {}
   Status Normalize(std::string* text) const override {
-    *text = utf8::Encode(function_(utf8::Decode(*text)));
+    StatusOr<std::string> normalized = function_(*text);
+    if (!normalized.ok()) return normalized.status();
+    *text = std::move(normalized).value();
     return Status();
   }
 
  private:
-  std::u32string (*function_)(std::u32string_view);
+  StatusOr<std::string> (*function_)(std::string_view);
 };
 
 class PrependNormalizer : public Normalizer {
@@ -77,13 +79,13 @@ class SequenceNormalizer : public Normalizer {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const JsonValue& config) {
+StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const Json& config) {
   std::string type;
   PTEFORGE_RETURN_IF_ERROR(RequiredString(config, "type", kWhere, &type));
   const std::string where = std::string(kWhere) + " " + type;
-  if (type == "NFC") return std::unique_ptr<Normalizer>(new CodePointNormalizer(unicode::Nfc));
-  if (type == "NFD") return std::unique_ptr<Normalizer>(new CodePointNormalizer(unicode::Nfd));
-  if (type == "Lowercase") return std::unique_ptr<Normalizer>(new CodePointNormalizer(unicode::Lowercase));
+  if (type == "NFC") return std::unique_ptr<Normalizer>(new UnicodeNormalizer(unicode::Nfc));
+  if (type == "NFD") return std::unique_ptr<Normalizer>(new UnicodeNormalizer(unicode::Nfd));
+  if (type == "Lowercase") return std::unique_ptr<Normalizer>(new UnicodeNormalizer(unicode::Lowercase));
   if (type == "Prepend") {
     std::string prefix;
     PTEFORGE_RETURN_IF_ERROR(RequiredString(config, "prepend", where, &prefix));

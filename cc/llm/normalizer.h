@@ -23,7 +23,7 @@ class Normalizer {
 };
 
 // The normalizer that `config` describes (never null on success).
-StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const JsonValue& config);
+StatusOr<std::unique_ptr<Normalizer>> MakeNormalizer(const Json& config);
 
 }  // namespace pteforge
 

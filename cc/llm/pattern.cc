@@ -1,27 +1,25 @@
 #include "cc/llm/pattern.h"
 
-#include "cc/llm/utf8.h"
-
 namespace pteforge {
 
-StatusOr<Pattern> Pattern::FromJson(const JsonValue& pattern, const std::string& where) {
+StatusOr<Pattern> Pattern::FromJson(const Json& pattern, const std::string& where) {
   Pattern result;
-  if (const JsonValue* literal = pattern.Find("String"); literal != nullptr && literal->is_string()) {
-    if (literal->string().empty()) {
+  if (const Json* literal = FindMember(pattern, "String"); literal != nullptr && literal->is_string()) {
+    if (literal->get_ref<const std::string&>().empty()) {
       return Failure(Error::InvalidArgument, "%s: an empty String pattern is not supported", where.c_str());
     }
-    result.literal_ = literal->string();
+    result.literal_ = literal->get_ref<const std::string&>();
     return result;
   }
-  if (const JsonValue* regex = pattern.Find("Regex"); regex != nullptr && regex->is_string()) {
-    return FromRegex(regex->string(), where);
+  if (const Json* regex = FindMember(pattern, "Regex"); regex != nullptr && regex->is_string()) {
+    return FromRegex(regex->get_ref<const std::string&>(), where);
   }
   return Failure(Error::InvalidArgument, "%s: 'pattern' must be {\"String\": ...} or {\"Regex\": ...}",
                  where.c_str());
 }
 
-StatusOr<Pattern> Pattern::FromConfig(const JsonValue& config, const std::string& where) {
-  StatusOr<const JsonValue*> pattern = RequiredMember(config, "pattern", where, JsonValue::Type::kObject);
+StatusOr<Pattern> Pattern::FromConfig(const Json& config, const std::string& where) {
+  StatusOr<const Json*> pattern = RequiredMember(config, "pattern", where, Json::value_t::object);
   if (!pattern.ok()) return pattern.status();
   return FromJson(**pattern, where);
 }
@@ -45,12 +43,7 @@ StatusOr<std::vector<std::pair<size_t, size_t>>> Pattern::FindMatches(std::strin
     }
     return matches;
   }
-  std::vector<size_t> offsets;
-  const std::u32string code_points = utf8::Decode(text, &offsets);
-  auto found = regex_->FindAll(code_points);
-  if (!found.ok()) return found.status();
-  for (const auto& [begin, end] : *found) matches.emplace_back(offsets[begin], offsets[end]);
-  return matches;
+  return regex_->FindAll(text);
 }
 
 StatusOr<std::string> Pattern::ReplaceAll(std::string_view text, std::string_view content) const {
@@ -67,7 +60,7 @@ StatusOr<std::string> Pattern::ReplaceAll(std::string_view text, std::string_vie
   return out;
 }
 
-StatusOr<Replacement> Replacement::FromConfig(const JsonValue& config, const std::string& where) {
+StatusOr<Replacement> Replacement::FromConfig(const Json& config, const std::string& where) {
   StatusOr<Pattern> pattern = Pattern::FromConfig(config, where);
   if (!pattern.ok()) return pattern.status();
   std::string content;

@@ -19,9 +19,9 @@ namespace pteforge {
 
 class Pattern {
  public:
-  static StatusOr<Pattern> FromJson(const JsonValue& pattern, const std::string& where);
+  static StatusOr<Pattern> FromJson(const Json& pattern, const std::string& where);
   // From the "pattern" member of a component's `config`.
-  static StatusOr<Pattern> FromConfig(const JsonValue& config, const std::string& where);
+  static StatusOr<Pattern> FromConfig(const Json& config, const std::string& where);
   static StatusOr<Pattern> FromRegex(std::string_view regex, const std::string& where);
 
   // The non-overlapping matches in `text` (valid UTF-8) as [begin, end) byte offsets.
@@ -38,7 +38,7 @@ class Pattern {
 // What the Replace normalizer and decoder do: every match of "pattern" becomes "content".
 class Replacement {
  public:
-  static StatusOr<Replacement> FromConfig(const JsonValue& config, const std::string& where);
+  static StatusOr<Replacement> FromConfig(const Json& config, const std::string& where);
   Status Apply(std::string* text) const;
 
  private:

@@ -8,15 +8,15 @@ namespace {
 const char kWhere[] = "tokenizer.json: post_processor";
 
 // TemplateProcessing's "single" template: SpecialToken items around one Sequence "A".
-StatusOr<SpecialTokenFrame> TemplateFrame(const JsonValue& config, const std::string& where) {
-  auto single = RequiredMember(config, "single", where, JsonValue::Type::kArray);
+StatusOr<SpecialTokenFrame> TemplateFrame(const Json& config, const std::string& where) {
+  auto single = RequiredMember(config, "single", where, Json::value_t::array);
   if (!single.ok()) return single.status();
-  auto special_tokens = RequiredMember(config, "special_tokens", where, JsonValue::Type::kObject);
+  auto special_tokens = RequiredMember(config, "special_tokens", where, Json::value_t::object);
   if (!special_tokens.ok()) return special_tokens.status();
   SpecialTokenFrame frame;
   bool seen_sequence = false;
-  for (const JsonValue& item : (*single)->array()) {
-    if (const JsonValue* sequence = item.Find("Sequence"); sequence != nullptr) {
+  for (const Json& item : **single) {
+    if (const Json* sequence = FindMember(item, "Sequence"); sequence != nullptr) {
       std::string id;
       PTEFORGE_RETURN_IF_ERROR(RequiredString(*sequence, "id", where, &id));
       if (id != "A" || seen_sequence) {
@@ -25,23 +25,23 @@ StatusOr<SpecialTokenFrame> TemplateFrame(const JsonValue& config, const std::st
       seen_sequence = true;
       continue;
     }
-    const JsonValue* special = item.Find("SpecialToken");
+    const Json* special = FindMember(item, "SpecialToken");
     if (special == nullptr) {
       return Failure(Error::InvalidArgument, "%s: template items are SpecialToken or Sequence", where.c_str());
     }
     std::string name;
     PTEFORGE_RETURN_IF_ERROR(RequiredString(*special, "id", where, &name));
-    const JsonValue* entry = (*special_tokens)->Find(name);
-    const JsonValue* ids = entry == nullptr ? nullptr : entry->Find("ids");
+    const Json* entry = FindMember(**special_tokens, name);
+    const Json* ids = entry == nullptr ? nullptr : FindMember(*entry, "ids");
     if (ids == nullptr || !ids->is_array()) {
       return Failure(Error::InvalidArgument, "%s: special token '%s' has no ids in special_tokens", where.c_str(),
                      name.c_str());
     }
-    for (const JsonValue& id : ids->array()) {
-      if (!id.is_integer() || id.integer() < 0) {
+    for (const Json& id : *ids) {
+      if (!IsInt64(id) || AsInt64(id) < 0) {
         return Failure(Error::InvalidArgument, "%s: special token '%s' has a bad id", where.c_str(), name.c_str());
       }
-      (seen_sequence ? frame.after : frame.before).push_back(id.integer());
+      (seen_sequence ? frame.after : frame.before).push_back(AsInt64(id));
     }
   }
   if (!seen_sequence) return Failure(Error::InvalidArgument, "%s: the single template has no $A", where.c_str());
@@ -49,17 +49,17 @@ StatusOr<SpecialTokenFrame> TemplateFrame(const JsonValue& config, const std::st
 }
 
 // BertProcessing / RobertaProcessing: "cls": [token, id], "sep": [token, id].
-StatusOr<int64_t> PairId(const JsonValue& config, const char* key, const std::string& where) {
-  const JsonValue* pair = config.Find(key);
-  if (pair == nullptr || !pair->is_array() || pair->array().size() != 2 || !pair->array()[1].is_integer()) {
+StatusOr<int64_t> PairId(const Json& config, const char* key, const std::string& where) {
+  const Json* pair = FindMember(config, key);
+  if (pair == nullptr || !pair->is_array() || pair->size() != 2 || !IsInt64((*pair)[1])) {
     return Failure(Error::InvalidArgument, "%s: '%s' must be [token, id]", where.c_str(), key);
   }
-  return pair->array()[1].integer();
+  return AsInt64((*pair)[1]);
 }
 
 }  // namespace
 
-StatusOr<SpecialTokenFrame> MakePostProcessor(const JsonValue* config) {
+StatusOr<SpecialTokenFrame> MakePostProcessor(const Json* config) {
   if (config == nullptr || config->is_null()) return SpecialTokenFrame();
   std::string type;
   PTEFORGE_RETURN_IF_ERROR(RequiredString(*config, "type", kWhere, &type));
@@ -74,11 +74,11 @@ StatusOr<SpecialTokenFrame> MakePostProcessor(const JsonValue* config) {
     return SpecialTokenFrame{{*cls}, {*sep}};
   }
   if (type == "Sequence") {
-    auto list = RequiredMember(*config, "processors", where, JsonValue::Type::kArray);
+    auto list = RequiredMember(*config, "processors", where, Json::value_t::array);
     if (!list.ok()) return list.status();
     SpecialTokenFrame frame;
     // Each processor wraps what the ones before it made.
-    for (const JsonValue& step : (*list)->array()) {
+    for (const Json& step : **list) {
       StatusOr<SpecialTokenFrame> inner = MakePostProcessor(&step);
       if (!inner.ok()) return inner.status();
       frame.before.insert(frame.before.begin(), inner->before.begin(), inner->before.end());

@@ -22,7 +22,7 @@ struct SpecialTokenFrame {
 };
 
 // The frame `config` describes; null config (no post-processor) gives an empty frame.
-StatusOr<SpecialTokenFrame> MakePostProcessor(const JsonValue* config);
+StatusOr<SpecialTokenFrame> MakePostProcessor(const Json* config);
 
 }  // namespace pteforge
 

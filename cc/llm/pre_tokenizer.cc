@@ -165,7 +165,7 @@ StatusOr<SplitBehavior> ParseBehavior(const std::string& name, const std::string
                  "MergedWithNext, Contiguous)", where.c_str(), name.c_str());
 }
 
-StatusOr<std::unique_ptr<PreTokenizer>> MakeMetaspace(const JsonValue& config, const std::string& where) {
+StatusOr<std::unique_ptr<PreTokenizer>> MakeMetaspace(const Json& config, const std::string& where) {
   std::string replacement, scheme;
   PTEFORGE_RETURN_IF_ERROR(OptionalString(config, "replacement", where, "\xE2\x96\x81", &replacement));
   if (utf8::Decode(replacement).size() != 1) {
@@ -241,7 +241,7 @@ void SplitByMatches(const PreToken& piece, const std::vector<std::pair<size_t, s
   }
 }
 
-StatusOr<std::unique_ptr<PreTokenizer>> MakePreTokenizer(const JsonValue& config) {
+StatusOr<std::unique_ptr<PreTokenizer>> MakePreTokenizer(const Json& config) {
   std::string type;
   PTEFORGE_RETURN_IF_ERROR(RequiredString(config, "type", kWhere, &type));
   const std::string where = std::string(kWhere) + " " + type;

@@ -30,7 +30,7 @@ class PreTokenizer {
   virtual Status PreTokenize(std::vector<PreToken>* pieces) const = 0;
 };
 
-StatusOr<std::unique_ptr<PreTokenizer>> MakePreTokenizer(const JsonValue& config);
+StatusOr<std::unique_ptr<PreTokenizer>> MakePreTokenizer(const Json& config);
 
 // The split behaviours of tokenizers' SplitDelimiterBehavior, applied to the matches of
 // a pattern in `text` ([begin, end) byte offsets, in order, not overlapping; with

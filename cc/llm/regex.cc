@@ -1,174 +1,109 @@
 #include "cc/llm/regex.h"
 
-#include "cc/llm/regex_syntax.h"
+#include <climits>
+#include <mutex>
+
+#include <oniguruma.h>
+
+#include "cc/llm/utf8.h"
 
 namespace pteforge {
 namespace {
 
-using regex_syntax::Node;
-using regex_syntax::Sequence;
+// Oniguruma's own default for one match attempt, applied to a whole search too (whose
+// default is no limit): bounded time on hostile patterns, far beyond what the patterns
+// of real tokenizers take (a few steps per match).
+constexpr unsigned long kRetryLimit = 10000000;
+// Nesting in a pattern is parsed by recursion: Oniguruma's default of 4096 levels could
+// take a small thread's stack; real patterns nest a few levels.
+constexpr unsigned int kParseDepthLimit = 256;
 
-// Iterations of a repeated group are matched by recursion (a few hundred bytes of stack
-// each); past this many the match stops with an error instead of risking the stack of a
-// small thread. Quantified single characters (\p{L}+) loop and have no such limit.
-constexpr int kMaxGroupRepetitions = 1000;
+// Oniguruma's global setup, once: the UTF-8 encoding and the parse depth. onig_new
+// itself is not thread-safe (the onig crate takes a lock around it too).
+std::mutex& CompileLock() {
+  static std::mutex* lock = [] {
+    OnigEncoding encodings[] = {ONIG_ENCODING_UTF8};
+    onig_initialize(encodings, 1);
+    onig_set_parse_depth_limit(kParseDepthLimit);
+    return new std::mutex;
+  }();
+  return *lock;
+}
 
-// What to match after the current sequence ends: the rest of an enclosing sequence,
-// or another iteration of a repeated group. A linked list on the stack.
-struct Continuation {
-  const Sequence* sequence;
-  size_t index;
-  const Continuation* next;
-  // For a repeated group: the group, its iteration count and where the iteration began.
-  const Node* repeat = nullptr;
-  int count = 0;
-  size_t iteration_start = 0;
+std::string ErrorText(int code, OnigErrorInfo* info = nullptr) {
+  OnigUChar message[ONIG_MAX_ERROR_MESSAGE_LEN];
+  const int length = onig_error_code_to_str(message, code, info);
+  return std::string(reinterpret_cast<const char*>(message), length > 0 ? length : 0);
+}
+
+struct RegionDeleter {
+  void operator()(OnigRegion* region) const { onig_region_free(region, /*free_self=*/1); }
 };
-
-class Matcher {
- public:
-  explicit Matcher(std::u32string_view text) : text_(text) {}
-
-  // Matches `alternatives` at `start`; the end of the match in *end.
-  bool MatchAt(const std::vector<Sequence>& alternatives, size_t start, size_t* end) {
-    for (const Sequence& alternative : alternatives) {
-      if (MatchSequence(alternative, 0, start, nullptr)) {
-        *end = end_;
-        return true;
-      }
-    }
-    return false;
-  }
-
-  bool too_deep() const { return too_deep_; }
-
- private:
-  bool Continue(size_t pos, const Continuation* k) {
-    if (k == nullptr) {
-      end_ = pos;
-      return true;
-    }
-    if (k->repeat != nullptr) return MatchRepeat(*k->repeat, k->count, k->iteration_start, pos, *k->next);
-    return MatchSequence(*k->sequence, k->index, pos, k->next);
-  }
-
-  bool MatchAlternatives(const std::vector<Sequence>& alternatives, size_t pos, const Continuation* k) {
-    for (const Sequence& alternative : alternatives) {
-      if (MatchSequence(alternative, 0, pos, k)) return true;
-    }
-    return false;
-  }
-
-  // `count` iterations of `group` are done, the last one from `iteration_start` to
-  // `pos`; then `after` (the rest of the enclosing sequence).
-  bool MatchRepeat(const Node& group, int count, size_t iteration_start, size_t pos,
-                   const Continuation& after) {
-    // Counted over all repeated groups at once: nested ones multiply.
-    if (repeat_depth_ >= kMaxGroupRepetitions) {
-      too_deep_ = true;
-      return false;
-    }
-    ++repeat_depth_;
-    const bool matched = MatchRepeatIteration(group, count, iteration_start, pos, after);
-    --repeat_depth_;
-    return matched;
-  }
-
-  bool MatchRepeatIteration(const Node& group, int count, size_t iteration_start, size_t pos,
-                            const Continuation& after) {
-    // An empty iteration past the minimum would loop forever: stop repeating.
-    const bool may_repeat = count < group.max && !(count > group.min && pos == iteration_start);
-    const Continuation again{nullptr, 0, &after, &group, count + 1, pos};
-    if (group.greedy) {
-      if (may_repeat && MatchAlternatives(group.alternatives, pos, &again)) return true;
-      return count >= group.min && Continue(pos, &after);
-    }
-    if (count >= group.min && Continue(pos, &after)) return true;
-    return may_repeat && MatchAlternatives(group.alternatives, pos, &again);
-  }
-
-  bool MatchSequence(const Sequence& sequence, size_t index, size_t pos, const Continuation* k) {
-    if (too_deep_) return false;
-    if (index == sequence.size()) return Continue(pos, k);
-    const Node& node = sequence[index];
-    const Continuation rest{&sequence, index + 1, k};
-    switch (node.kind) {
-      case Node::Kind::kChar: {
-        size_t available = 0;
-        while (available < static_cast<size_t>(node.max) && pos + available < text_.size() &&
-               node.set.Matches(text_[pos + available])) {
-          ++available;
-        }
-        const size_t min = static_cast<size_t>(node.min);
-        if (available < min) return false;
-        if (node.greedy) {
-          for (size_t n = available + 1; n-- > min;) {
-            if (MatchSequence(sequence, index + 1, pos + n, k)) return true;
-          }
-        } else {
-          for (size_t n = min; n <= available; ++n) {
-            if (MatchSequence(sequence, index + 1, pos + n, k)) return true;
-          }
-        }
-        return false;
-      }
-      case Node::Kind::kGroup:
-        if (node.min == 1 && node.max == 1) return MatchAlternatives(node.alternatives, pos, &rest);
-        return MatchRepeat(node, 0, pos, pos, rest);
-      case Node::Kind::kLookahead:
-      case Node::Kind::kNegativeLookahead: {
-        const size_t saved_end = end_;
-        const bool found = MatchAlternatives(node.alternatives, pos, nullptr);
-        end_ = saved_end;
-        if (found != (node.kind == Node::Kind::kLookahead)) return false;
-        return MatchSequence(sequence, index + 1, pos, k);
-      }
-    }
-    return false;
-  }
-
-  std::u32string_view text_;
-  size_t end_ = 0;
-  int repeat_depth_ = 0;
-  bool too_deep_ = false;
+struct MatchParamDeleter {
+  void operator()(OnigMatchParam* param) const { onig_free_match_param(param); }
 };
 
 }  // namespace
 
 StatusOr<Regex> Regex::Compile(std::string_view pattern) {
-  auto alternatives = std::make_shared<std::vector<Sequence>>();
-  PTEFORGE_RETURN_IF_ERROR(regex_syntax::Parse(pattern, alternatives.get()));
+  OnigRegex compiled = nullptr;
+  OnigErrorInfo info{};
+  int result;
+  {
+    std::lock_guard<std::mutex> hold(CompileLock());
+    const auto* begin = reinterpret_cast<const OnigUChar*>(pattern.data());
+    result = onig_new(&compiled, begin, begin + pattern.size(), ONIG_OPTION_NONE, ONIG_ENCODING_UTF8,
+                      ONIG_SYNTAX_DEFAULT, &info);
+  }
+  if (result != ONIG_NORMAL) {
+    return Failure(Error::NotSupported, "regex '%.*s': %s", static_cast<int>(pattern.size()), pattern.data(),
+                   ErrorText(result, &info).c_str());
+  }
   Regex regex;
   regex.pattern_ = std::string(pattern);
-  regex.alternatives_ = std::move(alternatives);
+  regex.compiled_ = std::shared_ptr<re_pattern_buffer>(compiled, onig_free);
   return regex;
 }
 
-StatusOr<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::u32string_view text) const {
+StatusOr<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::string_view text) const {
+  if (text.size() > INT_MAX) {  // Oniguruma's offsets are ints
+    return Failure(Error::InvalidArgument, "regex '%s': a text of %zu bytes is too long (at most %d)",
+                   pattern_.c_str(), text.size(), INT_MAX);
+  }
+  std::unique_ptr<OnigRegion, RegionDeleter> region(onig_region_new());
+  std::unique_ptr<OnigMatchParam, MatchParamDeleter> param(onig_new_match_param());
+  if (region == nullptr || param == nullptr) {
+    return Failure(Error::MemoryAllocationFailed, "regex '%s': out of memory", pattern_.c_str());
+  }
+  onig_initialize_match_param(param.get());
+  onig_set_retry_limit_in_match_of_match_param(param.get(), kRetryLimit);
+  onig_set_retry_limit_in_search_of_match_param(param.get(), kRetryLimit);
+
+  const auto* begin = reinterpret_cast<const OnigUChar*>(text.data());
+  const OnigUChar* end = begin + text.size();
   std::vector<std::pair<size_t, size_t>> matches;
-  Matcher matcher(text);
-  size_t start = 0;
-  bool previous_ended_here = false;  // the last match was not empty and ended at `start`
-  while (start <= text.size()) {
-    size_t end = 0;
-    if (matcher.MatchAt(*alternatives_, start, &end)) {
-      if (end == start && previous_ended_here) {
-        previous_ended_here = false;  // no empty match right after a match
-        ++start;
-        continue;
-      }
-      matches.emplace_back(start, end);
-      previous_ended_here = end > start;
-      start = end > start ? end : start + 1;
+  size_t search_from = 0;
+  bool matched_before = false;
+  size_t last_match_end = 0;
+  while (search_from <= text.size()) {
+    const int found = onig_search_with_param(compiled_.get(), begin, end, begin + search_from, end, region.get(),
+                                             ONIG_OPTION_NONE, param.get());
+    if (found == ONIG_MISMATCH) break;
+    if (found < 0) {
+      return Failure(Error::InvalidArgument, "regex '%s': %s (at byte %zu of a %zu-byte text)", pattern_.c_str(),
+                     ErrorText(found).c_str(), search_from, text.size());
+    }
+    const auto match_begin = static_cast<size_t>(region->beg[0]);
+    const auto match_end = static_cast<size_t>(region->end[0]);
+    if (match_begin == match_end && matched_before && last_match_end == match_end) {
+      // An empty match where the last one ended: move on by one character.
+      search_from += search_from < text.size() ? utf8::SequenceLength(text, search_from) : 1;
       continue;
     }
-    if (matcher.too_deep()) {
-      return Failure(Error::InvalidArgument,
-                     "regex '%s': a repeated group went past %d iterations on this text",
-                     pattern_.c_str(), kMaxGroupRepetitions);
-    }
-    previous_ended_here = false;
-    ++start;
+    matches.emplace_back(match_begin, match_end);
+    search_from = match_end;
+    matched_before = true;
+    last_match_end = match_end;
   }
   return matches;
 }

@@ -27,24 +27,26 @@ namespace {
 const char kWhere[] = "tokenizer.json";
 
 // Settings that would change a single encode and are not implemented.
-Status CheckNoTruncationOrPadding(const JsonValue& root) {
-  if (const JsonValue* truncation = root.Find("truncation"); truncation != nullptr && !truncation->is_null()) {
+Status CheckNoTruncationOrPadding(const Json& root) {
+  if (const Json* truncation = FindMember(root, "truncation"); truncation != nullptr && !truncation->is_null()) {
     return Failure(Error::NotSupported, "%s: truncation is not supported; set it to null", kWhere);
   }
-  const JsonValue* padding = root.Find("padding");
+  const Json* padding = FindMember(root, "padding");
   if (padding == nullptr || padding->is_null()) return Status();
-  const JsonValue* strategy = padding->Find("strategy");
+  const Json* strategy = FindMember(*padding, "strategy");
   // BatchLongest pads a batch to its longest member: nothing for one text.
-  if (strategy != nullptr && strategy->is_string() && strategy->string() == "BatchLongest") return Status();
+  if (strategy != nullptr && strategy->is_string() && strategy->get_ref<const std::string&>() == "BatchLongest") {
+    return Status();
+  }
   return Failure(Error::NotSupported, "%s: padding to a fixed length is not supported; set it to null", kWhere);
 }
 
-StatusOr<BpeModel> MakeModel(const JsonValue& root) {
-  auto model = RequiredMember(root, "model", kWhere, JsonValue::Type::kObject);
+StatusOr<BpeModel> MakeModel(const Json& root) {
+  auto model = RequiredMember(root, "model", kWhere, Json::value_t::object);
   if (!model.ok()) return model.status();
   std::string type;
   PTEFORGE_RETURN_IF_ERROR(OptionalString(**model, "type", std::string(kWhere) + ": model",
-                                          (*model)->Find("merges") != nullptr ? "BPE" : "", &type));
+                                          FindMember(**model, "merges") != nullptr ? "BPE" : "", &type));
   if (type != "BPE") {
     return Failure(Error::NotSupported, "%s: model type '%s' is not supported; supported: BPE", kWhere,
                    type.c_str());
@@ -53,16 +55,16 @@ StatusOr<BpeModel> MakeModel(const JsonValue& root) {
 }
 
 // A pipeline member that may be null in the file.
-const JsonValue* Optional(const JsonValue& root, const char* key) {
-  const JsonValue* value = root.Find(key);
+const Json* Optional(const Json& root, const char* key) {
+  const Json* value = FindMember(root, key);
   return value == nullptr || value->is_null() ? nullptr : value;
 }
 
 // The component `make` builds from root[key], or none (null) if the file has none.
 template <typename T>
-Status MakeIfPresent(const JsonValue& root, const char* key, StatusOr<std::unique_ptr<T>> (*make)(const JsonValue&),
+Status MakeIfPresent(const Json& root, const char* key, StatusOr<std::unique_ptr<T>> (*make)(const Json&),
                      std::unique_ptr<T>* out) {
-  const JsonValue* config = Optional(root, key);
+  const Json* config = Optional(root, key);
   if (config == nullptr) return Status();
   StatusOr<std::unique_ptr<T>> made = make(*config);
   if (!made.ok()) return made.status();
@@ -73,9 +75,9 @@ Status MakeIfPresent(const JsonValue& root, const char* key, StatusOr<std::uniqu
 }  // namespace
 
 StatusOr<Tokenizer> Tokenizer::FromJson(std::string_view json) {
-  StatusOr<JsonValue> parsed = ParseJson(json, kWhere);
+  StatusOr<Json> parsed = ParseJson(json, kWhere);
   if (!parsed.ok()) return parsed.status();
-  const JsonValue& root = *parsed;
+  const Json& root = *parsed;
   if (!root.is_object()) return Failure(Error::InvalidArgument, "%s: the document must be an object", kWhere);
   PTEFORGE_RETURN_IF_ERROR(CheckNoTruncationOrPadding(root));
 
@@ -85,7 +87,7 @@ StatusOr<Tokenizer> Tokenizer::FromJson(std::string_view json) {
   StatusOr<BpeModel> model = MakeModel(root);
   if (!model.ok()) return model.status();
   impl->model = std::move(model).value();
-  auto added = AddedVocabulary::FromJson(root.Find("added_tokens"), impl->normalizer.get());
+  auto added = AddedVocabulary::FromJson(FindMember(root, "added_tokens"), impl->normalizer.get());
   if (!added.ok()) return added.status();
   impl->added = std::move(added).value();
   auto frame = MakePostProcessor(Optional(root, "post_processor"));

@@ -48,10 +48,15 @@ std::string Join(const std::vector<int64_t>& ids) {
   return out + "]";
 }
 
-std::vector<int64_t> Ids(const JsonValue& array) {
+std::vector<int64_t> Ids(const Json& array) {
   std::vector<int64_t> ids;
-  for (const JsonValue& id : array.array()) ids.push_back(id.integer());
+  for (const Json& id : array) ids.push_back(AsInt64(id));
   return ids;
+}
+
+// A string member of a golden case.
+const std::string& Text(const Json& object, const char* key) {
+  return FindMember(object, key)->get_ref<const std::string&>();
 }
 
 // Counts and reports mismatches of one kind.
@@ -99,30 +104,32 @@ class GoldenTest : public ::testing::TestWithParam<const char*> {
     golden_ = std::move(golden).value();
   }
 
-  const JsonValue& cases() const { return *golden_.Find("cases"); }
-  const JsonValue& decode_cases() const { return *golden_.Find("decode_cases"); }
+  const Json& cases() const { return *FindMember(golden_, "cases"); }
+  const Json& decode_cases() const { return *FindMember(golden_, "decode_cases"); }
 
   std::optional<Tokenizer> tokenizer_;
-  JsonValue golden_;
+  Json golden_;
 };
 
 TEST_P(GoldenTest, VocabularyMatches) {
-  EXPECT_EQ(tokenizer_->vocab_size(), static_cast<size_t>(golden_.Find("vocab_size")->integer()));
-  for (const auto& [token, id] : golden_.Find("token_ids")->members()) {
-    EXPECT_EQ(tokenizer_->TokenToId(token), std::optional<int64_t>(id.integer())) << token;
+  EXPECT_EQ(tokenizer_->vocab_size(), static_cast<size_t>(AsInt64(*FindMember(golden_, "vocab_size"))));
+  for (const auto& entry : FindMember(golden_, "token_ids")->items()) {
+    EXPECT_EQ(tokenizer_->TokenToId(entry.key()), std::optional<int64_t>(AsInt64(entry.value()))) << entry.key();
   }
-  for (const auto& [id, token] : golden_.Find("id_tokens")->members()) {
-    EXPECT_EQ(tokenizer_->IdToToken(std::stoll(id)), std::optional<std::string>(token.string())) << id;
+  for (const auto& entry : FindMember(golden_, "id_tokens")->items()) {
+    EXPECT_EQ(tokenizer_->IdToToken(std::stoll(entry.key())),
+              std::optional<std::string>(entry.value().get_ref<const std::string&>()))
+        << entry.key();
   }
 }
 
 TEST_P(GoldenTest, EncodeMatches) {
-  ASSERT_GE(cases().array().size(), 1000u);
+  ASSERT_GE(cases().size(), 1000u);
   Mismatches with_special("Encode(text)"), plain("Encode(text, add_special_tokens=false)");
-  for (const JsonValue& c : cases().array()) {
-    const std::string& text = c.Find("text")->string();
+  for (const Json& c : cases()) {
+    const std::string& text = Text(c, "text");
     for (bool add_special : {true, false}) {
-      const std::vector<int64_t> expected = Ids(*c.Find(add_special ? "ids" : "ids_plain"));
+      const std::vector<int64_t> expected = Ids(*FindMember(c, add_special ? "ids" : "ids_plain"));
       StatusOr<std::vector<int64_t>> ids = tokenizer_->Encode(text, add_special);
       const std::string actual = ids.ok() ? Join(*ids) : "error: " + ids.status().message();
       if (actual != Join(expected)) (add_special ? with_special : plain).Add(text, Join(expected), actual);
@@ -132,11 +139,11 @@ TEST_P(GoldenTest, EncodeMatches) {
 
 TEST_P(GoldenTest, DecodeMatches) {
   Mismatches skipping("Decode(ids, skip_special_tokens=true)"), keeping("Decode(ids, skip_special_tokens=false)");
-  for (const JsonValue* list : {&cases(), &decode_cases()}) {
-    for (const JsonValue& c : list->array()) {
-      const std::vector<int64_t> ids = Ids(*c.Find("ids"));
+  for (const Json* list : {&cases(), &decode_cases()}) {
+    for (const Json& c : *list) {
+      const std::vector<int64_t> ids = Ids(*FindMember(c, "ids"));
       for (bool skip : {true, false}) {
-        const std::string& expected = c.Find(skip ? "decoded" : "decoded_with_special")->string();
+        const std::string& expected = Text(c, skip ? "decoded" : "decoded_with_special");
         StatusOr<std::string> text = tokenizer_->Decode(ids, skip);
         const std::string actual = text.ok() ? *text : "error: " + text.status().message();
         if (actual != expected) (skip ? skipping : keeping).Add(Join(ids), Escape(expected), Escape(actual));
@@ -147,11 +154,11 @@ TEST_P(GoldenTest, DecodeMatches) {
 
 TEST_P(GoldenTest, StreamDecoderMatchesDecode) {
   Mismatches mismatches("StreamDecoder pieces joined");
-  for (const JsonValue* list : {&cases(), &decode_cases()}) {
-    for (const JsonValue& c : list->array()) {
-      const std::vector<int64_t> ids = Ids(*c.Find("ids"));
+  for (const Json* list : {&cases(), &decode_cases()}) {
+    for (const Json& c : *list) {
+      const std::vector<int64_t> ids = Ids(*FindMember(c, "ids"));
       for (bool skip : {true, false}) {
-        const std::string& expected = c.Find(skip ? "decoded" : "decoded_with_special")->string();
+        const std::string& expected = Text(c, skip ? "decoded" : "decoded_with_special");
         const std::string actual = StreamDecode(*tokenizer_, ids, skip);
         if (actual != expected) mismatches.Add(Join(ids), Escape(expected), Escape(actual));
       }
@@ -163,9 +170,9 @@ TEST_P(GoldenTest, StreamDecoderMatchesDecode) {
 // milliseconds; prints the time.
 TEST_P(GoldenTest, LongPromptEncodesFast) {
   std::string prompt;
-  for (const JsonValue& c : cases().array()) {
+  for (const Json& c : cases()) {
     if (prompt.size() > 12000) break;
-    prompt += c.Find("text")->string() + "\n";
+    prompt += Text(c, "text") + "\n";
   }
   constexpr int kRepeats = 10;
   size_t tokens = 0;

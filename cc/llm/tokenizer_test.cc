@@ -1,5 +1,6 @@
 // Errors (malformed or unsupported tokenizer.json, invalid UTF-8, unknown ids), the
-// StreamDecoder on characters split across tokens, and the regex engine's semantics.
+// StreamDecoder on characters split across tokens, and the regular expressions' and
+// Unicode functions' use of Oniguruma and utf8proc as tokenizers uses them.
 // Expected ids come from the golden tokenizers (cc/llm/testdata), never from here.
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "cc/llm/regex.h"
 #include "cc/llm/test_files.h"
 #include "cc/llm/tokenizer.h"
+#include "cc/llm/unicode.h"
 #include "cc/llm/utf8.h"
 
 namespace pteforge {
@@ -36,13 +38,16 @@ std::string ErrorOf(const std::string& json) {
 }
 
 TEST(TokenizerErrors, MalformedJsonNamesTheByte) {
-  EXPECT_TRUE(Contains(ErrorOf("{"), "tokenizer.json: invalid JSON at byte 1"));
-  EXPECT_TRUE(Contains(ErrorOf("{\"model\": }"), "invalid JSON at byte 10: expected a value"));
+  EXPECT_TRUE(Contains(ErrorOf("{"), "tokenizer.json: invalid JSON at byte 1 (line 1, column 2): syntax error"));
+  EXPECT_TRUE(Contains(ErrorOf("{\"model\": }"), "invalid JSON at byte 10 (line 1, column 11): syntax error "
+                                                 "while parsing value - unexpected '}'"));
+  EXPECT_TRUE(Contains(ErrorOf("{\n\"a\": 1,\n\"b\" 2}"), "invalid JSON at byte 14 (line 3, column 5)"));
   EXPECT_TRUE(Contains(ErrorOf("[1, 2"), "invalid JSON"));
-  EXPECT_TRUE(Contains(ErrorOf("{\"a\": \"\\ud800\"}"), "unpaired surrogate"));
-  EXPECT_TRUE(Contains(ErrorOf("{\"a\": \"\xff\"}"), "invalid UTF-8"));
-  EXPECT_TRUE(Contains(ErrorOf(""), "unexpected end"));
-  EXPECT_TRUE(Contains(ErrorOf("[1] x"), "unexpected text after the end"));
+  EXPECT_TRUE(Contains(ErrorOf("{\"a\": \"\\ud800\"}"), "surrogate U+D800..U+DBFF must be followed by"));
+  EXPECT_TRUE(Contains(ErrorOf("{\"a\": \"\xff\"}"), "ill-formed UTF-8 byte"));
+  EXPECT_TRUE(Contains(ErrorOf("{\"a\": 1e999}"), "number overflow"));
+  EXPECT_TRUE(Contains(ErrorOf(""), "unexpected end of input"));
+  EXPECT_TRUE(Contains(ErrorOf("[1] x"), "expected end of input"));
   EXPECT_TRUE(Contains(ErrorOf("[]"), "must be an object"));
 }
 
@@ -68,12 +73,12 @@ TEST(TokenizerErrors, UnsupportedOrBadComponentsAreNamed) {
        "type 'Punctuation' is not supported"},
       {"\"truncation\": {\"max_length\": 8}",
        "truncation is not supported"},
-      {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?<=a)b\"}, \"behavior\": \"Isolated\"}",
-       "pre_tokenizer Split: regex '(?<=a)b': lookbehind is not supported at byte"},
-      {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"^a\"}, \"behavior\": \"Isolated\"}",
-       "anchors are not supported"},
-      {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\p{Greek}\"}, \"behavior\": \"Isolated\"}",
-       "unsupported \\p{...} property"},
+      {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"(a\"}, \"behavior\": \"Isolated\"}",
+       "pre_tokenizer Split: regex '(a': end pattern with unmatched parenthesis"},
+      {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\p{NoSuchProperty}\"}, \"behavior\": \"Isolated\"}",
+       "invalid character property name {NoSuchProperty}"},
+      {"\"normalizer\": {\"type\": \"Replace\", \"pattern\": {\"Regex\": \"[b-a]\"}, \"content\": \"\"}",
+       "normalizer Replace: regex '[b-a]': empty range in char class"},
       {"\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"a\"}, \"behavior\": \"Sideways\"}",
        "behavior 'Sideways' is unknown"},
       {"\"model\": {\"type\": \"BPE\", \"merges\": []}",
@@ -200,43 +205,75 @@ TEST_F(GoldenTokenizerTest, StreamDecoderHoldsByteFallbackRuns) {
   EXPECT_EQ(joined, text);
 }
 
-std::vector<std::pair<size_t, size_t>> Matches(const std::string& pattern, const std::u32string& text) {
+using Spans = std::vector<std::pair<size_t, size_t>>;
+
+// The [begin, end) byte offsets of every match of `pattern` in `text`.
+Spans Matches(const std::string& pattern, const std::string& text) {
   StatusOr<Regex> regex = Regex::Compile(pattern);
   EXPECT_TRUE(regex.ok()) << regex.status().message();
   if (!regex.ok()) return {};
   auto matches = regex->FindAll(text);
   EXPECT_TRUE(matches.ok()) << matches.status().message();
-  return matches.ok() ? *matches : std::vector<std::pair<size_t, size_t>>{};
+  return matches.ok() ? *matches : Spans{};
 }
 
-using Spans = std::vector<std::pair<size_t, size_t>>;
-
-TEST(RegexTest, BacktrackingSemantics) {
+// What tokenizers' pre-tokenizer patterns rely on, in Oniguruma's semantics.
+TEST(RegexTest, PatternsMatchAsInTokenizers) {
   // \s+(?!\S) leaves the last space to the following word.
-  EXPECT_EQ(Matches(R"(\s+(?!\S)|\s+|\S+)", U"a   b"), (Spans{{0, 1}, {1, 3}, {3, 4}, {4, 5}}));
+  EXPECT_EQ(Matches(R"(\s+(?!\S)|\s+|\S+)", "a   b"), (Spans{{0, 1}, {1, 3}, {3, 4}, {4, 5}}));
   // The first alternative that matches wins, not the longest.
-  EXPECT_EQ(Matches("a|ab", U"ab"), (Spans{{0, 1}}));
+  EXPECT_EQ(Matches("a|ab", "ab"), (Spans{{0, 1}}));
   // Bounded and lazy quantifiers.
-  EXPECT_EQ(Matches(R"(\p{N}{1,3})", U"12345"), (Spans{{0, 3}, {3, 5}}));
-  EXPECT_EQ(Matches("a+?", U"aaa"), (Spans{{0, 1}, {1, 2}, {2, 3}}));
-  // Case-insensitive groups, ſ folding to s as in Oniguruma.
-  EXPECT_EQ(Matches("(?i:'s|'re)", U"'S 'rE '\u017F"), (Spans{{0, 2}, {3, 6}, {7, 9}}));
-  // Repeated groups and empty matches.
-  EXPECT_EQ(Matches("(?:ab)+", U"ababxab"), (Spans{{0, 4}, {5, 7}}));
-  EXPECT_EQ(Matches("x*", U"ab"), (Spans{{0, 0}, {1, 1}, {2, 2}}));
-  // Classes: negation, Unicode letters, ranges.
-  EXPECT_EQ(Matches(R"([^\s\p{L}]+)", U"é!? 9x"), (Spans{{1, 3}, {4, 5}}));
-  EXPECT_EQ(Matches("[a-c]+", U"abcd"), (Spans{{0, 3}}));
+  EXPECT_EQ(Matches(R"(\p{N}{1,3})", "12345"), (Spans{{0, 3}, {3, 5}}));
+  EXPECT_EQ(Matches("a+?", "aaa"), (Spans{{0, 1}, {1, 2}, {2, 3}}));
+  // Case-insensitive groups: Llama-3's contractions, with Oniguruma's case folding
+  // (ſ, long s, folds to s; U+212A, Kelvin sign, to k).
+  EXPECT_EQ(Matches("(?i:'s|'re)", "'S 'rE '\u017F"), (Spans{{0, 2}, {3, 6}, {7, 10}}));
+  EXPECT_EQ(Matches("(?i:k)", "\u212A"), (Spans{{0, 3}}));
+  // Offsets are bytes: a two-byte letter, then a run of them.
+  EXPECT_EQ(Matches(R"([^\s\p{L}]+)", "\u00E9!? 9x"), (Spans{{2, 4}, {5, 6}}));
+  EXPECT_EQ(Matches(R"(\p{L}+)", "\u00E9t\u00E9 \u4E2D\u6587"), (Spans{{0, 5}, {6, 12}}));
+  // Empty matches: none right where the previous match ended (onig's find_iter).
+  EXPECT_EQ(Matches("x*", "ab"), (Spans{{0, 0}, {1, 1}, {2, 2}}));
+  EXPECT_EQ(Matches("a*", "baa"), (Spans{{0, 0}, {1, 3}}));
+  // Lookbehind and script properties, which the hand-written engine refused.
+  EXPECT_EQ(Matches("(?<=a)b", "abcb"), (Spans{{1, 2}}));
+  EXPECT_EQ(Matches(R"(\p{Greek}+)", "a\u03B1\u03B2b"), (Spans{{1, 5}}));
 }
 
-TEST(RegexTest, DeepGroupRepetitionIsAnError) {
-  StatusOr<Regex> regex = Regex::Compile("(?:ab)+");
+// A pattern that backtracks exponentially stops at Oniguruma's retry limit with an
+// error, instead of running for ages (tokenizers would panic).
+TEST(RegexTest, CatastrophicBacktrackingIsAnError) {
+  StatusOr<Regex> regex = Regex::Compile("(a|aa)+c");
   ASSERT_TRUE(regex.ok());
-  std::u32string text;
-  for (int i = 0; i < 10000; ++i) text += U"ab";
-  auto matches = regex->FindAll(text);
+  auto matches = regex->FindAll(std::string(60, 'a'));
   ASSERT_FALSE(matches.ok());
-  EXPECT_TRUE(Contains(matches.status().message(), "repeated group went past"));
+  EXPECT_TRUE(Contains(matches.status().message(), "retry-limit-in-")) << matches.status().message();
+}
+
+// Deeply nested groups are a compile error, not a deep recursion.
+TEST(RegexTest, DeepNestingIsAnError) {
+  StatusOr<Regex> regex = Regex::Compile(std::string(5000, '(') + "a" + std::string(5000, ')'));
+  ASSERT_FALSE(regex.ok());
+  EXPECT_TRUE(Contains(regex.status().message(), "parse depth limit over"));
+}
+
+TEST(UnicodeTest, NormalizationAndCase) {
+  EXPECT_EQ(unicode::Nfc("e\u0301").value(), "\u00E9");
+  EXPECT_EQ(unicode::Nfd("\u00E9").value(), "e\u0301");
+  EXPECT_EQ(unicode::Nfc("\u1100\u1161\u11A8").value(), "\uAC01");  // Hangul
+  // Canonical order of combining marks (below before above).
+  EXPECT_EQ(unicode::Nfd("a\u0301\u0323").value(), "a\u0323\u0301");
+  // Full lowercase of U+0130 (two characters), Greek capital sigma without the
+  // final-sigma rule, and a NUL kept.
+  EXPECT_EQ(unicode::Lowercase("\u0130STANBUL").value(), "i\u0307stanbul");
+  EXPECT_EQ(unicode::Lowercase("\u039F\u03A3").value(), "\u03BF\u03C3");
+  EXPECT_EQ(unicode::Lowercase(std::string("A\0B", 3)).value(), std::string("a\0b", 3));
+  EXPECT_TRUE(unicode::IsWhiteSpace(U'\u3000'));
+  EXPECT_TRUE(unicode::IsWhiteSpace(U'\x85'));
+  EXPECT_FALSE(unicode::IsWhiteSpace(U'\u200B'));  // zero-width space: Cf, not White_Space
+  EXPECT_TRUE(unicode::IsNumber(U'\u2167'));        // Roman numeral eight: Nl
+  EXPECT_EQ(unicode::MajorCategory(U'\U0001F600'), 'S');
 }
 
 TEST(Utf8Test, LossyReplacesMaximalSubparts) {
@@ -244,6 +281,10 @@ TEST(Utf8Test, LossyReplacesMaximalSubparts) {
   EXPECT_EQ(utf8::Lossy("\xc0\x80"), "\xef\xbf\xbd\xef\xbf\xbd");       // never-valid bytes: one each
   EXPECT_EQ(utf8::Lossy("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
   EXPECT_EQ(utf8::Lossy("ok \xf0\x9f\xa6\x8a"), "ok \xf0\x9f\xa6\x8a");
+  EXPECT_EQ(utf8::Lossy("\xf0\x9f\xa6"), "\xef\xbf\xbd");                          // a cut 4-byte one
+  EXPECT_EQ(utf8::Lossy("\xe0\x80"), "\xef\xbf\xbd\xef\xbf\xbd");                 // overlong: E0 then 80
+  EXPECT_EQ(utf8::Lossy("\xf4\x90\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // past U+10FFFF
+  EXPECT_EQ(utf8::Lossy("\xf5\xff"), "\xef\xbf\xbd\xef\xbf\xbd");
 }
 
 }  // namespace

@@ -1,53 +1,44 @@
-// Unicode character properties and normalization for the tokenizer, from tables
-// generated at build time by gen_unicode_tables.py out of Python's unicodedata
-// (Unicode 14.0.0 with Python 3.11; UnicodeVersion() says which).
+// Unicode properties, normalization and case for the tokenizer, from utf8proc (Debian
+// 12's utf8proc 2.8 has Unicode 15.0; UnicodeVersion() says which).
 //
-// What the version implies: Hugging Face tokenizers 0.23.3 uses Oniguruma with Unicode
-// 16.0 for \p{L}, \p{N} and \s, and unicode-normalization for NFC. The code points
-// assigned in Unicode 15.0 to 16.0 (about 9,300 letters such as Kawi, Todhri or Garay
-// and 120 digits) are unassigned here: not letters, not numbers, and without
-// decompositions. Every code point assigned in Unicode 14 is in the same \p{L}, \p{N},
-// \p{P}, \p{S}, \p{M}, \p{Z} and \s as in tokenizers (checked over all code points
-// against the Python package when the tables were introduced).
+// What the version implies: Hugging Face tokenizers 0.23.3 uses Unicode 16.0 (Rust's
+// char methods, unicode-normalization), so code points assigned in Unicode 16.0 (Garay,
+// Todhri, Kawi's later additions, ...) are unassigned here: not letters or numbers,
+// without decompositions. For every code point assigned in Unicode 14 (Python 3.11's
+// unicodedata, which the golden test draws its random text from) the general category,
+// NFC, NFD and lowercase mapping agree with Python's (checked over all code points when
+// this moved to utf8proc).
 //
-// Stateless functions over constant tables; thread-safe.
+// Stateless functions; thread-safe.
 #ifndef PTEFORGE_CC_LLM_UNICODE_H_
 #define PTEFORGE_CC_LLM_UNICODE_H_
 
 #include <string>
 #include <string_view>
 
+#include "cc/runtime/status.h"
+
 namespace pteforge {
 namespace unicode {
 
-// General categories, in the generator's order.
-enum class Category : unsigned char {
-  kCn, kLu, kLl, kLt, kLm, kLo, kMn, kMc, kMe, kNd, kNl, kNo, kPc, kPd, kPs, kPe, kPi,
-  kPf, kPo, kSm, kSc, kSk, kSo, kZs, kZl, kZp, kCc, kCf, kCs, kCo,
-};
-
 const char* UnicodeVersion();
 
-Category CategoryOf(char32_t code_point);
-// The first letter of the category's name: 'L', 'M', 'N', 'P', 'S', 'Z' or 'C'.
-char MajorCategory(Category category);
-// A one- or two-letter category name ("L", "Lu") to the test for it; false if unknown.
-bool ParseCategoryName(std::string_view name, std::string* major, Category* exact);
-
-inline bool IsLetter(char32_t c) { return MajorCategory(CategoryOf(c)) == 'L'; }
-inline bool IsNumber(char32_t c) { return MajorCategory(CategoryOf(c)) == 'N'; }
-// The White_Space property: Oniguruma's \s and Rust's char::is_whitespace.
+// The first letter of the general category: 'L', 'M', 'N', 'P', 'S', 'Z' or 'C'
+// (unassigned code points are Cn).
+char MajorCategory(char32_t c);
+// Rust's char::is_numeric (Nd, Nl, No), which the Digits pre-tokenizer splits on.
+inline bool IsNumber(char32_t c) { return MajorCategory(c) == 'N'; }
+// The White_Space property: Rust's char::is_whitespace.
 bool IsWhiteSpace(char32_t c);
 
-// Canonical decomposition then composition (NFD, NFC), Hangul included.
-std::u32string Nfd(std::u32string_view text);
-std::u32string Nfc(std::u32string_view text);
+// Canonical decomposition (NFD), and decomposition then composition (NFC), of valid
+// UTF-8 text. Errors only when out of memory or past utf8proc's size limit.
+StatusOr<std::string> Nfd(std::string_view text);
+StatusOr<std::string> Nfc(std::string_view text);
 
-// Full lowercase mapping of each character on its own (Rust's char::to_lowercase).
-std::u32string Lowercase(std::u32string_view text);
-
-// Simple case folding, for case-insensitive regex comparisons.
-char32_t SimpleFold(char32_t c);
+// Each character's full lowercase mapping on its own (Rust's char::to_lowercase, which
+// tokenizers' Lowercase normalizer applies: no context, so no final-sigma rule).
+StatusOr<std::string> Lowercase(std::string_view text);
 
 }  // namespace unicode
 }  // namespace pteforge

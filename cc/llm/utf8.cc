@@ -1,52 +1,40 @@
 #include "cc/llm/utf8.h"
 
+#include <utf8proc.h>
+
 namespace pteforge {
 namespace utf8 {
 namespace {
 
-bool InRange(unsigned char byte, unsigned char low, unsigned char high) {
-  return byte >= low && byte <= high;
+const utf8proc_uint8_t* Bytes(std::string_view text) { return reinterpret_cast<const utf8proc_uint8_t*>(text.data()); }
+
+// The code point at text[offset] and its length, or a length <= 0 if invalid there.
+utf8proc_ssize_t Next(std::string_view text, size_t offset, utf8proc_int32_t* code_point) {
+  return utf8proc_iterate(Bytes(text) + offset, static_cast<utf8proc_ssize_t>(text.size() - offset), code_point);
 }
 
-// How many bytes after text[offset] continue a valid prefix of a sequence (0 to 3), and
-// the sequence length the lead byte announces (0 for a byte that starts none).
-struct Prefix {
-  size_t valid_bytes;
-  size_t expected_length;
-};
-
-Prefix ValidPrefix(std::string_view text, size_t offset) {
-  const auto lead = static_cast<unsigned char>(text[offset]);
-  size_t length = 0;
-  unsigned char second_low = 0x80, second_high = 0xBF;
-  if (lead < 0x80) return {1, 1};
-  if (InRange(lead, 0xC2, 0xDF)) {
-    length = 2;
-  } else if (InRange(lead, 0xE0, 0xEF)) {
-    length = 3;
-    if (lead == 0xE0) second_low = 0xA0;
-    if (lead == 0xED) second_high = 0x9F;  // no surrogates
-  } else if (InRange(lead, 0xF0, 0xF4)) {
-    length = 4;
-    if (lead == 0xF0) second_low = 0x90;
-    if (lead == 0xF4) second_high = 0x8F;  // nothing past U+10FFFF
-  } else {
-    return {0, 0};
+// The length of the maximal ill-formed subpart at bytes[offset] (which starts no valid
+// sequence): the lead byte plus the bytes after it that still allowed a valid sequence,
+// i.e. that utf8proc accepts once the sequence is completed with continuation bytes.
+size_t IllFormedLength(std::string_view bytes, size_t offset) {
+  const auto expected = static_cast<size_t>(utf8proc_utf8class[static_cast<unsigned char>(bytes[offset])]);
+  size_t length = 1;
+  utf8proc_int32_t ignored;
+  while (length < expected && offset + length < bytes.size()) {
+    std::string completed(bytes.substr(offset, length + 1));
+    completed.resize(expected, '\x80');
+    if (Next(completed, 0, &ignored) != static_cast<utf8proc_ssize_t>(expected)) break;
+    ++length;
   }
-  size_t valid = 1;
-  for (; valid < length && offset + valid < text.size(); ++valid) {
-    const auto byte = static_cast<unsigned char>(text[offset + valid]);
-    const bool ok = valid == 1 ? InRange(byte, second_low, second_high) : InRange(byte, 0x80, 0xBF);
-    if (!ok) break;
-  }
-  return {valid, length};
+  return length;
 }
 
 }  // namespace
 
 size_t SequenceLength(std::string_view text, size_t offset) {
-  const Prefix prefix = ValidPrefix(text, offset);
-  return prefix.valid_bytes == prefix.expected_length ? prefix.expected_length : 0;
+  utf8proc_int32_t code_point;
+  const utf8proc_ssize_t length = Next(text, offset, &code_point);
+  return length > 0 ? static_cast<size_t>(length) : 0;
 }
 
 size_t FirstInvalidByte(std::string_view text) {
@@ -68,36 +56,24 @@ std::u32string Decode(std::string_view text, std::vector<size_t>* byte_offsets) 
   }
   size_t offset = 0;
   while (offset < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[offset]);
-    const size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-    char32_t code_point = length == 1 ? lead : lead & (0x7F >> length);
-    for (size_t i = 1; i < length && offset + i < text.size(); ++i) {
-      code_point = (code_point << 6) | (static_cast<unsigned char>(text[offset + i]) & 0x3F);
+    utf8proc_int32_t code_point;
+    utf8proc_ssize_t length = Next(text, offset, &code_point);
+    if (length <= 0) {  // not what callers promise; one U+FFFD per byte rather than a stall
+      code_point = kReplacementCharacter;
+      length = 1;
     }
     if (byte_offsets != nullptr) byte_offsets->push_back(offset);
-    out.push_back(code_point);
-    offset += length;
+    out.push_back(static_cast<char32_t>(code_point));
+    offset += static_cast<size_t>(length);
   }
   if (byte_offsets != nullptr) byte_offsets->push_back(text.size());
   return out;
 }
 
 void Append(char32_t code_point, std::string* out) {
-  if (code_point < 0x80) {
-    out->push_back(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (code_point >> 6)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else if (code_point < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (code_point >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (code_point >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  }
+  utf8proc_uint8_t bytes[4];
+  const utf8proc_ssize_t length = utf8proc_encode_char(static_cast<utf8proc_int32_t>(code_point), bytes);
+  out->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(length));
 }
 
 std::string Encode(std::u32string_view code_points) {
@@ -112,15 +88,13 @@ std::string Lossy(std::string_view bytes) {
   out.reserve(bytes.size());
   size_t offset = 0;
   while (offset < bytes.size()) {
-    const Prefix prefix = ValidPrefix(bytes, offset);
-    if (prefix.expected_length != 0 && prefix.valid_bytes == prefix.expected_length) {
-      out.append(bytes.substr(offset, prefix.valid_bytes));
-      offset += prefix.valid_bytes;
+    const size_t length = SequenceLength(bytes, offset);
+    if (length > 0) {
+      out.append(bytes.substr(offset, length));
+      offset += length;
     } else {
-      // The maximal ill-formed subpart: the lead byte and the continuation bytes that
-      // were still possible (at least one byte).
       Append(kReplacementCharacter, &out);
-      offset += prefix.valid_bytes == 0 ? 1 : prefix.valid_bytes;
+      offset += IllFormedLength(bytes, offset);
     }
   }
   return out;

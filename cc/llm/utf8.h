@@ -1,6 +1,6 @@
-// UTF-8 decoding and encoding for the tokenizer: strict decoding for input text (the
-// first invalid byte is an error), and Rust's String::from_utf8_lossy for decoded bytes,
-// which is what Hugging Face tokenizers' ByteLevel decoder does with them.
+// UTF-8 decoding and encoding for the tokenizer, on utf8proc: strict decoding for input
+// text (the first invalid byte is an error), and Rust's String::from_utf8_lossy for
+// decoded bytes, which is what Hugging Face tokenizers' ByteLevel decoder does with them.
 //
 // Stateless functions; thread-safe.
 #ifndef PTEFORGE_CC_LLM_UTF8_H_
@@ -17,8 +17,7 @@ namespace utf8 {
 inline constexpr char32_t kReplacementCharacter = 0xFFFD;
 
 // Length in bytes of the well-formed UTF-8 sequence starting at text[offset], or 0 if the
-// bytes there are not one (Unicode's table 3-7: no overlong forms, no surrogates, nothing
-// past U+10FFFF).
+// bytes there are not one (no overlong forms, no surrogates, nothing past U+10FFFF).
 size_t SequenceLength(std::string_view text, size_t offset);
 
 // Offset of the first byte that is not part of well-formed UTF-8, or text.size().
