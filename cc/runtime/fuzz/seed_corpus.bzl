@@ -1,11 +1,11 @@
-"""seed_corpus: a directory of fuzzer seed inputs made from .pte files."""
+"""seed_corpus: a directory of fuzzer seed inputs, written by a tool from given files."""
 
 def _seed_corpus_impl(ctx):
     out = ctx.actions.declare_directory(ctx.label.name)
     ctx.actions.run(
-        executable = ctx.executable._tool,
-        arguments = [out.path] + [f.path for f in ctx.files.programs + ctx.files.regressions],
-        inputs = ctx.files.programs + ctx.files.regressions,
+        executable = ctx.executable.tool,
+        arguments = [out.path] + [f.path for f in ctx.files.srcs + ctx.files.regressions],
+        inputs = ctx.files.srcs + ctx.files.regressions,
         outputs = [out],
         mnemonic = "SeedCorpus",
         progress_message = "Writing fuzzer seeds %s" % ctx.label,
@@ -15,9 +15,11 @@ def _seed_corpus_impl(ctx):
 seed_corpus = rule(
     implementation = _seed_corpus_impl,
     attrs = {
-        "programs": attr.label_list(allow_files = [".pte"], mandatory = True),
+        # What the seeds are made from (.pte programs, tokenizer.json files, ...).
+        "srcs": attr.label_list(allow_files = True, mandatory = True),
         # Inputs of past findings, in the fuzzer's input layout, kept as they are.
         "regressions": attr.label_list(allow_files = True),
-        "_tool": attr.label(default = ":make_seed_corpus", executable = True, cfg = "exec"),
+        # Run as `tool <output-dir> <srcs and regressions>...`.
+        "tool": attr.label(mandatory = True, executable = True, cfg = "exec"),
     },
 )
