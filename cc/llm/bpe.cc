@@ -38,6 +38,8 @@ StatusOr<BpeModel> BpeModel::FromJson(const Json& model) {
   const std::string where = kWhere;
   auto vocab = RequiredMember(model, "vocab", where, Json::value_t::object);
   if (!vocab.ok()) return vocab.status();
+  bpe.vocab_.reserve((*vocab)->size());
+  bpe.tokens_.reserve((*vocab)->size());
   for (const auto& entry : (*vocab)->items()) {
     const std::string& token = entry.key();
     const Json& id = entry.value();
@@ -81,6 +83,7 @@ StatusOr<BpeModel> BpeModel::FromJson(const Json& model) {
 
   auto merges = RequiredMember(model, "merges", where, Json::value_t::array);
   if (!merges.ok()) return merges.status();
+  bpe.merges_.reserve((*merges)->size());
   const size_t prefix_length = bpe.continuing_subword_prefix_.size();
   std::string left, right;
   for (size_t rank = 0; rank < (*merges)->size(); ++rank) {
@@ -92,9 +95,10 @@ StatusOr<BpeModel> BpeModel::FromJson(const Json& model) {
         left + (right.compare(0, prefix_length, bpe.continuing_subword_prefix_) == 0 ? right.substr(prefix_length)
                                                                                       : right);
     auto merged_id = bpe.vocab_.find(merged);
-    const std::string* parts[] = {&left, &right, &merged};
-    for (const std::string* token : parts) {
-      if (bpe.vocab_.count(*token) == 0) {
+    const std::pair<decltype(merged_id), const std::string*> parts[] = {
+        {left_id, &left}, {right_id, &right}, {merged_id, &merged}};
+    for (const auto& [found, token] : parts) {
+      if (found == bpe.vocab_.end()) {
         return Failure(Error::InvalidArgument, "%s: merge %zu ('%s' + '%s'): '%s' is not in the vocabulary",
                        kWhere, rank, left.c_str(), right.c_str(), token->c_str());
       }
