@@ -1,10 +1,11 @@
-"""Repository rule: a C/C++ library from installed Debian packages, per target platform.
+"""Repository rule: a C/C++ library from Debian packages, per target platform.
 
-./bazelw installs the packages (APT_PACKAGES: the host's build and, through Debian's
-multiarch, the arm64 one under /usr/lib/aarch64-linux-gnu). This rule links only the
-files a build needs into the repository, never a whole system folder, so a cross build
-cannot pick up a host header by accident, and adds a BUILD overlay that chooses the
-files for the platform being built.
+./bazelw installs the host's packages (APT_PACKAGES) and unpacks the arm64 ones into
+$PTEFORGE_DOWNLOADS/debian-arm64 (ARM64_PACKAGES), which `files` names as
+"{downloads}/debian-arm64/...". This rule links only the files a build needs into the
+repository, never a whole system folder, so a cross build cannot pick up a host header
+by accident, and adds a BUILD overlay that chooses the files for the platform being
+built.
 
 Android (the NDK route, docs/android.md) has no Debian package. When `source_env` names
 a source tree of the library, its files are linked under source/ (with the headers
@@ -14,14 +15,17 @@ constraint that says so names the variable to set. The rule is re-evaluated when
 variable changes.
 """
 
+load("//third_party:downloads.bzl", "DOWNLOADS_ENV")
+
 def _link_debian_files(rctx):
-    missing = [path for path in rctx.attr.files.values() if not rctx.path(path).exists]
+    downloads = rctx.os.environ.get(DOWNLOADS_ENV, "")
+    files = {name: path.replace("{downloads}", downloads) for name, path in rctx.attr.files.items()}
+    missing = [path for path in files.values() if not rctx.path(path).exists]
     if missing:
-        fail(("%s: %s missing. Run Bazel through ./bazelw, which installs Debian's %s " +
-              "(docs/setup.md); by hand: apt-get install %s") %
-             (rctx.name, " and ".join(missing) + (" is" if len(missing) == 1 else " are"),
-              rctx.attr.packages, rctx.attr.packages))
-    for name, path in rctx.attr.files.items():
+        fail(("%s: %s missing. Run Bazel through ./bazelw, which installs or unpacks Debian's %s " +
+              "(docs/setup.md).") %
+             (rctx.name, " and ".join(missing) + (" is" if len(missing) == 1 else " are"), rctx.attr.packages))
+    for name, path in files.items():
         rctx.symlink(path, name)
 
 def _link_source_tree(rctx, given):
@@ -56,7 +60,10 @@ def _debian_library_impl(rctx):
     rctx.file("BUILD.bazel", build)
 
 _ATTRS = {
-    "files": attr.string_dict(mandatory = True, doc = "path in the repository -> installed file or folder"),
+    "files": attr.string_dict(
+        mandatory = True,
+        doc = "path in the repository -> installed file or folder ({downloads}: $PTEFORGE_DOWNLOADS)",
+    ),
     "packages": attr.string(mandatory = True, doc = "the Debian packages that install `files`"),
     "overlay": attr.label(mandatory = True, doc = "the BUILD file of the repository"),
     "source_env": attr.string(doc = "the variable naming a source tree, for Android"),
@@ -71,7 +78,7 @@ _ATTRS = {
 debian_library = repository_rule(
     implementation = _debian_library_impl,
     attrs = _ATTRS,
-    # Only the Android sources come from the environment; the Debian files are fixed.
-    environ = ["PTEFORGE_ONIGURUMA_SRC", "PTEFORGE_UTF8PROC_SRC"],
+    # Where ./bazelw unpacked the arm64 packages, and the Android source trees.
+    environ = [DOWNLOADS_ENV, "PTEFORGE_ONIGURUMA_SRC", "PTEFORGE_UTF8PROC_SRC"],
     local = True,
 )
