@@ -3,12 +3,14 @@ a small vocabulary, so that each run is quick while every pipeline part of them 
 there, alone and with texts after a NUL (the fuzzer's input layout); and the inputs of
 past findings as they are.
 
-Usage: make_fuzz_seeds.py <output-dir> <name.tokenizer.json or finding>...
+Usage: make_fuzz_seeds.py <output-dir> <name.tokenizer.json>... [--regressions <finding>...]
 """
 
 import json
 import os
 import sys
+
+import seed_corpus_tool
 
 # Vocabulary entries kept (the first ids: bytes and the earliest merges), and the merges
 # whose parts and result all survive.
@@ -45,31 +47,18 @@ def small(tokenizer: dict) -> dict:
     return tokenizer
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) < 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    out_dir = argv[1]
-    os.makedirs(out_dir, exist_ok=True)
-    for path in argv[2:]:
-        with open(path, "rb") as f:
-            content = f.read()
-        name = os.path.basename(path)
-        if not name.endswith(".tokenizer.json"):  # a past finding: already in the input layout
-            with open(os.path.join(out_dir, "regression_" + name), "wb") as out:
-                out.write(content)
-            continue
-        stem = name.removesuffix(".tokenizer.json")
-        tokenizer = small(json.loads(content))
-        # Alone with \u escapes (surrogate pairs included), then in UTF-8 with each text.
-        seeds = [json.dumps(tokenizer).encode()]
-        raw = json.dumps(tokenizer, ensure_ascii=False).encode()
-        seeds += [raw + b"\0" + text.encode() for text in _TEXTS] + [raw + b"\0" + _INVALID_UTF8]
-        for index, seed in enumerate(seeds):
-            with open(os.path.join(out_dir, f"{stem}_{index}"), "wb") as out:
-                out.write(seed)
-    return 0
+def seeds_of(path: str):
+    """The seeds of one golden tokenizer.json: cut small, alone and with each text."""
+    with open(path, "rb") as f:
+        tokenizer = small(json.load(f))
+    stem = os.path.basename(path).removesuffix(".tokenizer.json")
+    # Alone with \u escapes (surrogate pairs included), then in UTF-8 with each text.
+    yield f"{stem}_0", json.dumps(tokenizer).encode()
+    raw = json.dumps(tokenizer, ensure_ascii=False).encode()
+    texts = [text.encode() for text in _TEXTS] + [_INVALID_UTF8]
+    for index, text in enumerate(texts, start=1):
+        yield f"{stem}_{index}", raw + b"\0" + text
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(seed_corpus_tool.main(sys.argv, seeds_of, __doc__))

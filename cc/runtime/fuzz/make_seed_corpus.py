@@ -2,12 +2,14 @@
 (uint32 length, program, call script), each with a few call scripts, and the inputs of
 past findings as they are (regressions/).
 
-Usage: make_seed_corpus.py <output-dir> <program.pte or finding>...
+Usage: make_seed_corpus.py <output-dir> <program.pte>... [--regressions <finding>...]
 """
 
 import os
 import struct
 import sys
+
+import seed_corpus_tool
 
 # Call scripts (see session_fuzzer.cc): op, method choice, input bytes. The first
 # runs every method with signature-shaped inputs, the others mix state access in.
@@ -19,25 +21,14 @@ _SCRIPTS = [
 ]
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) < 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    out_dir = argv[1]
-    os.makedirs(out_dir, exist_ok=True)
-    for path in argv[2:]:
-        with open(path, "rb") as f:
-            program = f.read()
-        if not path.endswith(".pte"):  # a past finding: already in the input layout
-            with open(os.path.join(out_dir, "regression_" + os.path.basename(path)), "wb") as out:
-                out.write(program)
-            continue
-        stem = os.path.basename(path).removesuffix(".pte")
-        for index, script in enumerate(_SCRIPTS):
-            with open(os.path.join(out_dir, f"{stem}_{index}"), "wb") as out:
-                out.write(struct.pack("<I", len(program)) + program + script)
-    return 0
+def seeds_of(path: str):
+    """The seeds of one program: it with each call script."""
+    with open(path, "rb") as f:
+        program = f.read()
+    stem = os.path.basename(path).removesuffix(".pte")
+    for index, script in enumerate(_SCRIPTS):
+        yield f"{stem}_{index}", struct.pack("<I", len(program)) + program + script
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(seed_corpus_tool.main(sys.argv, seeds_of, __doc__))

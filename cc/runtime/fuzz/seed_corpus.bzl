@@ -2,9 +2,10 @@
 
 def _seed_corpus_impl(ctx):
     out = ctx.actions.declare_directory(ctx.label.name)
+    regressions = ["--regressions"] + [f.path for f in ctx.files.regressions] if ctx.files.regressions else []
     ctx.actions.run(
         executable = ctx.executable.tool,
-        arguments = [out.path] + [f.path for f in ctx.files.srcs + ctx.files.regressions],
+        arguments = [out.path] + [f.path for f in ctx.files.srcs] + regressions,
         inputs = ctx.files.srcs + ctx.files.regressions,
         outputs = [out],
         mnemonic = "SeedCorpus",
@@ -19,7 +20,8 @@ seed_corpus = rule(
         "srcs": attr.label_list(allow_files = True, mandatory = True),
         # Inputs of past findings, in the fuzzer's input layout, kept as they are.
         "regressions": attr.label_list(allow_files = True),
-        # Run as `tool <output-dir> <srcs and regressions>...`.
+        # Run as `tool <output-dir> <srcs>... [--regressions <regressions>...]`
+        # (seed_corpus_tool.py).
         "tool": attr.label(mandatory = True, executable = True, cfg = "exec"),
     },
 )
