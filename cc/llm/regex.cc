@@ -1,5 +1,6 @@
 #include "cc/llm/regex.h"
 
+#include <algorithm>
 #include <climits>
 #include <mutex>
 
@@ -96,8 +97,10 @@ StatusOr<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::string_view
     const auto match_begin = static_cast<size_t>(region->beg[0]);
     const auto match_end = static_cast<size_t>(region->end[0]);
     if (match_begin == match_end && matched_before && last_match_end == match_end) {
-      // An empty match where the last one ended: move on by one character.
-      search_from += search_from < text.size() ? utf8::SequenceLength(text, search_from) : 1;
+      // An empty match where the last one ended: move on by one character (by a byte
+      // where the text is not UTF-8, which callers rule out, rather than not at all).
+      const size_t step = search_from < text.size() ? utf8::SequenceLength(text, search_from) : 1;
+      search_from += std::max<size_t>(step, 1);
       continue;
     }
     matches.emplace_back(match_begin, match_end);
