@@ -18,6 +18,6 @@ seed_corpus = rule(
         "programs": attr.label_list(allow_files = [".pte"], mandatory = True),
         # Inputs of past findings, in the fuzzer's input layout, kept as they are.
         "regressions": attr.label_list(allow_files = True),
-        "_tool": attr.label(default = ":make_seed_corpus", executable = True, cfg = "exec"),
+        "_tool": attr.label(default = "//cc/runtime/fuzz:make_seed_corpus", executable = True, cfg = "exec"),
     },
 )

@@ -21,8 +21,8 @@ image's target (cfg = "host"): one export serves every image, the kernel selecti
 the host tests, instead of one export per configuration.
 """
 
+load("//bazel:on_target_test.bzl", "to_cortex_m55")
 load("//third_party/executorch:pte_kernels.bzl", "pte_kernels")
-load("//toolchains:on_target_test.bzl", "to_cortex_m55")
 
 def _embedded_sources_impl(ctx):
     program = ctx.attr.program[DefaultInfo].files.to_list()

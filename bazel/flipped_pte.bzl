@@ -27,6 +27,6 @@ flipped_pte = rule(
         "seed": attr.int(mandatory = True),
         "bits": attr.int(default = 8),
         "from_percent": attr.int(default = 25, doc = "Flip bits in the file's last (100 - this) percent."),
-        "_flip_bits": attr.label(default = ":flip_bits", executable = True, cfg = "exec"),
+        "_flip_bits": attr.label(default = "//tests/replay:flip_bits", executable = True, cfg = "exec"),
     },
 )

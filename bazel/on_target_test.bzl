@@ -182,7 +182,7 @@ def _host_files_impl(ctx):
     return [DefaultInfo(files = files, runfiles = runfiles)]
 
 # Files built in the host configuration, the one bare-metal images embed their programs
-# from (cc/embedded/defs.bzl): a test that compares an image with a host run uses the
+# from (bazel/embedded.bzl): a test that compares an image with a host run uses the
 # very same .pte, exported once.
 host_files = rule(
     implementation = _host_files_impl,

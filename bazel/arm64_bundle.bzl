@@ -8,7 +8,7 @@ loader from the cross sysroot), the .pte files, and a launcher per program that 
 it through the bundled loader with only the bundled libraries (make_bundle.py).
 """
 
-load("//toolchains:on_target_test.bzl", "to_aarch64")
+load("//bazel:on_target_test.bzl", "to_aarch64")
 
 def _arm64_bundle_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".tar")
