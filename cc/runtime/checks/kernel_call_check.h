@@ -3,8 +3,8 @@
 // whatever their out arguments hold (constant data: the program itself), and copy
 // between arguments with memcpy. Part of CheckProgram (program_check.h), which has
 // checked every value index and tensor by then.
-#ifndef PTEFORGE_CC_RUNTIME_KERNEL_CALL_CHECK_H_
-#define PTEFORGE_CC_RUNTIME_KERNEL_CALL_CHECK_H_
+#ifndef PTEFORGE_CC_RUNTIME_CHECKS_KERNEL_CALL_CHECK_H_
+#define PTEFORGE_CC_RUNTIME_CHECKS_KERNEL_CALL_CHECK_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -49,4 +49,4 @@ class KernelCallCheck {
 
 }  // namespace pteforge
 
-#endif  // PTEFORGE_CC_RUNTIME_KERNEL_CALL_CHECK_H_
+#endif  // PTEFORGE_CC_RUNTIME_CHECKS_KERNEL_CALL_CHECK_H_

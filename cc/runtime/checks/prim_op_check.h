@@ -8,8 +8,8 @@
 // never compute it); for the division, a value some instruction writes, or the caller
 // gives, is only known at run time, and the constants a program carries are checked.
 // sym_size's were found by the Session fuzzer.
-#ifndef PTEFORGE_CC_RUNTIME_PRIM_OP_CHECK_H_
-#define PTEFORGE_CC_RUNTIME_PRIM_OP_CHECK_H_
+#ifndef PTEFORGE_CC_RUNTIME_CHECKS_PRIM_OP_CHECK_H_
+#define PTEFORGE_CC_RUNTIME_CHECKS_PRIM_OP_CHECK_H_
 
 #include <string>
 
@@ -23,4 +23,4 @@ Status CheckPrimOpConstants(const executorch_flatbuffer::ExecutionPlan& plan, co
 
 }  // namespace pteforge
 
-#endif  // PTEFORGE_CC_RUNTIME_PRIM_OP_CHECK_H_
+#endif  // PTEFORGE_CC_RUNTIME_CHECKS_PRIM_OP_CHECK_H_

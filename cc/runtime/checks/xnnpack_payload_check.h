@@ -6,8 +6,8 @@
 // unknown id aborts). Four bytes changed in a payload crashed pte_run with SIGBUS. This
 // check turns each of those into a Status naming the delegate; what XNNPACK validates
 // itself when the graph is defined (operator parameters, ranks) is left to it.
-#ifndef PTEFORGE_CC_RUNTIME_XNNPACK_PAYLOAD_CHECK_H_
-#define PTEFORGE_CC_RUNTIME_XNNPACK_PAYLOAD_CHECK_H_
+#ifndef PTEFORGE_CC_RUNTIME_CHECKS_XNNPACK_PAYLOAD_CHECK_H_
+#define PTEFORGE_CC_RUNTIME_CHECKS_XNNPACK_PAYLOAD_CHECK_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -31,4 +31,4 @@ Status CheckXnnpackPayload(const uint8_t* payload, size_t size, const NamedDataS
 
 }  // namespace pteforge
 
-#endif  // PTEFORGE_CC_RUNTIME_XNNPACK_PAYLOAD_CHECK_H_
+#endif  // PTEFORGE_CC_RUNTIME_CHECKS_XNNPACK_PAYLOAD_CHECK_H_

@@ -4,8 +4,8 @@
 // it reads wherever a damaged payload points. The payload is found in the program's
 // bytes (inline data, or a segment after the extended header) and, for the backends
 // pteforge links whose formats it knows (XNNPACK), checked in full.
-#ifndef PTEFORGE_CC_RUNTIME_DELEGATE_CHECK_H_
-#define PTEFORGE_CC_RUNTIME_DELEGATE_CHECK_H_
+#ifndef PTEFORGE_CC_RUNTIME_CHECKS_DELEGATE_CHECK_H_
+#define PTEFORGE_CC_RUNTIME_CHECKS_DELEGATE_CHECK_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -30,4 +30,4 @@ Status CheckDelegatePayload(const executorch_flatbuffer::Program& program,
 
 }  // namespace pteforge
 
-#endif  // PTEFORGE_CC_RUNTIME_DELEGATE_CHECK_H_
+#endif  // PTEFORGE_CC_RUNTIME_CHECKS_DELEGATE_CHECK_H_

@@ -1,16 +1,16 @@
 // CheckProgram: one checker walks each execution plan (buffers, values, operators,
 // delegates, instructions); kernel calls' arguments are kernel_call_check.cc's, prim
 // ops' constants prim_op_check.cc's, delegate payloads delegate_check.cc's.
-#include "cc/runtime/program_check.h"
+#include "cc/runtime/checks/program_check.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "cc/runtime/delegate_check.h"
-#include "cc/runtime/kernel_call_check.h"
-#include "cc/runtime/prim_op_check.h"
+#include "cc/runtime/checks/delegate_check.h"
+#include "cc/runtime/checks/kernel_call_check.h"
+#include "cc/runtime/checks/prim_op_check.h"
 #include "flatbuffers/flatbuffers.h"
 #include "program_generated.h"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cc/runtime/program_check.h"
+#include "cc/runtime/checks/program_check.h"
 #include "cc/runtime/session.h"
 #include "program_generated.h"
 #include "runtime_schema_generated.h"

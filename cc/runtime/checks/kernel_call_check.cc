@@ -1,5 +1,5 @@
 // The checks of one kernel call's arguments (kernel_call_check.h).
-#include "cc/runtime/kernel_call_check.h"
+#include "cc/runtime/checks/kernel_call_check.h"
 
 #include <algorithm>
 #include <cstring>
@@ -19,7 +19,7 @@ struct OpSchema {
 // A constant table in read-only data: built at run time from nested initializer
 // lists it was a 10 KB stack frame, most of a 16 KB microcontroller stack.
 constexpr OpSchema kOpSchemas[] = {
-#include "cc/runtime/op_schemas.inc"
+#include "cc/runtime/checks/op_schemas.inc"
 };
 
 const OpSchema* FindSchema(const std::string& name) {

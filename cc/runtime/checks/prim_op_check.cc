@@ -1,4 +1,4 @@
-#include "cc/runtime/prim_op_check.h"
+#include "cc/runtime/checks/prim_op_check.h"
 
 #include <cmath>
 #include <cstdint>

@@ -5,8 +5,8 @@
 // or a list item of the wrong kind makes the runtime abort (ET_CHECK) or read out of
 // bounds — the Session fuzzer found such aborts within seconds. CheckProgram walks the
 // program before the runtime sees it and turns each of these into an error.
-#ifndef PTEFORGE_CC_RUNTIME_PROGRAM_CHECK_H_
-#define PTEFORGE_CC_RUNTIME_PROGRAM_CHECK_H_
+#ifndef PTEFORGE_CC_RUNTIME_CHECKS_PROGRAM_CHECK_H_
+#define PTEFORGE_CC_RUNTIME_CHECKS_PROGRAM_CHECK_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -26,4 +26,4 @@ __attribute__((visibility("default"))) Status CheckProgram(const uint8_t* data, 
 
 }  // namespace pteforge
 
-#endif  // PTEFORGE_CC_RUNTIME_PROGRAM_CHECK_H_
+#endif  // PTEFORGE_CC_RUNTIME_CHECKS_PROGRAM_CHECK_H_

@@ -1,4 +1,4 @@
-#include "cc/runtime/xnnpack_payload_check.h"
+#include "cc/runtime/checks/xnnpack_payload_check.h"
 
 #include <cstring>
 #include <string>
@@ -259,7 +259,7 @@ class GraphChecker {
 
   Status CheckNode(const fb::XNode& node, const std::string& where) {
     switch (node.xnode_union_type()) {
-#include "cc/runtime/xnnpack_node_checks.inc"
+#include "cc/runtime/checks/xnnpack_node_checks.inc"
       default:
         return Bad(where, "has an unknown type (" + std::to_string(static_cast<int>(node.xnode_union_type())) + ")");
     }

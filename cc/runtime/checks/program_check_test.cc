@@ -2,7 +2,7 @@
 //
 // Usage: program_check_test <stateful.pte>
 
-#include "cc/runtime/program_check.h"
+#include "cc/runtime/checks/program_check.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "cc/runtime/delegate_check.h"
+#include "cc/runtime/checks/delegate_check.h"
 
 #include <cstring>
 
-#include "cc/runtime/xnnpack_payload_check.h"
+#include "cc/runtime/checks/xnnpack_payload_check.h"
 
 namespace pteforge {
 namespace {
