@@ -14,14 +14,15 @@
 
 cortex_m_program(name, program, main) declares both, plus the program's kernels
 (pte_kernels) and the cc_binary in between: <name>_embedded, <name>_kernels,
-<name>_binary and the image <name>.
+<name>_binary and the image <name>. cortex_m_test(name, program, main) is an image
+(<name>_image) and the test running it under qemu (<name>_test).
 
 The embedded program and its report are built in the host configuration whatever the
 image's target (cfg = "host"): one export serves every image, the kernel selection and
 the host tests, instead of one export per configuration.
 """
 
-load("//bazel:on_target_test.bzl", "to_cortex_m55")
+load("//bazel:on_target_test.bzl", "on_target_test", "to_cortex_m55")
 load("//third_party/executorch:pte_kernels.bzl", "pte_kernels")
 
 def _embedded_sources_impl(ctx):
@@ -260,4 +261,34 @@ def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], repla
         board = board,
         testonly = testonly,
         tags = tags,
+    )
+
+def cortex_m_test(name, program, main, size = "small", tags = [], **kwargs):
+    """A Cortex-M55 image run as a test under qemu-system-arm: its exit status decides.
+
+    Declares <name>_image (cortex_m_program, testonly, with its own targets) and
+    <name>_test (on_target_test).
+
+    Args:
+      name: the stem of both names.
+      program: a pte_export target (cortex_m_program).
+      main: a cc_library with main() (e.g. //cc/embedded:replay_main).
+      size: the test's size.
+      tags: for every target (e.g. manual).
+      **kwargs: passed to cortex_m_program (replay, heap_kb, board, cmsis_nn, ...).
+    """
+    cortex_m_program(
+        name = name + "_image",
+        program = program,
+        main = main,
+        testonly = True,
+        tags = tags,
+        **kwargs
+    )
+    on_target_test(
+        name = name + "_test",
+        size = size,
+        binary = ":%s_image" % name,
+        tags = tags,
+        target = "cortex_m55",
     )

@@ -42,7 +42,7 @@ TOOLS = {
     "translate": "//cc/tools:translate",
     # The same program as translate; its own target builds the full-size OPUS-MT model.
     "opus_translate": "//cc/tools:translate",
-    "tokenize": "//cc/llm:tokenize",
+    "tokenize": "//cc/text:tokenize",
     "pteforge.export": "//python/pteforge:export",
     "pteforge-export": "//python/pteforge:export",
     "generate_text": "//python/pteforge/seq2seq:generate_text",
