@@ -8,7 +8,7 @@ loader from the cross sysroot), the .pte files, and a launcher per program that 
 it through the bundled loader with only the bundled libraries (make_bundle.py).
 """
 
-load("//bazel:on_target_test.bzl", "to_aarch64")
+load("//bazel:on_target_test.bzl", "fixed_target_attrs", "to_fixed_target")
 
 def _arm64_bundle_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".tar")
@@ -47,16 +47,16 @@ def _arm64_bundle_impl(ctx):
 arm64_bundle = rule(
     implementation = _arm64_bundle_impl,
     doc = "One .tar with aarch64 programs, their libraries and loader, .pte files and launchers.",
-    attrs = {
-        "programs": attr.label_list(cfg = to_aarch64, mandatory = True),
-        "models": attr.label_list(allow_files = [".pte", ".json", ".txt"], cfg = "host"),
-        "default_models": attr.string_dict(doc = "program name -> the .pte its launcher passes as --model"),
-        "root": attr.string(doc = "the folder the archive unpacks to", mandatory = True),
-        # The sysroot of //toolchains/linux_aarch64 (Debian's cross packages).
-        "sysroot_lib": attr.string(default = "/usr/aarch64-linux-gnu/lib"),
-        "_make_bundle": attr.label(default = "//deploy:make_bundle", executable = True, cfg = "host"),
-        "_allowlist_function_transition": attr.label(
-            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
-        ),
-    },
+    attrs = dict(
+        {
+            "programs": attr.label_list(cfg = to_fixed_target, mandatory = True),
+            "models": attr.label_list(allow_files = [".pte", ".json", ".txt"], cfg = "host"),
+            "default_models": attr.string_dict(doc = "program name -> the .pte its launcher passes as --model"),
+            "root": attr.string(doc = "the folder the archive unpacks to", mandatory = True),
+            # The sysroot of //toolchains/linux_aarch64 (Debian's cross packages).
+            "sysroot_lib": attr.string(default = "/usr/aarch64-linux-gnu/lib"),
+            "_make_bundle": attr.label(default = "//deploy:make_bundle", executable = True, cfg = "host"),
+        },
+        **fixed_target_attrs("aarch64")
+    ),
 )

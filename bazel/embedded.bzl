@@ -22,7 +22,7 @@ image's target (cfg = "host"): one export serves every image, the kernel selecti
 the host tests, instead of one export per configuration.
 """
 
-load("//bazel:on_target_test.bzl", "on_target_test", "to_cortex_m55")
+load("//bazel:on_target_test.bzl", "fixed_target_attrs", "on_target_test", "to_fixed_target")
 load("//third_party/executorch:pte_kernels.bzl", "pte_kernels")
 
 def _embedded_sources_impl(ctx):
@@ -169,21 +169,21 @@ cortex_m_image = rule(
     implementation = _cortex_m_image_impl,
     executable = True,
     doc = "A Cortex-M55 ELF of `binary` that exists only if it fits `board` (fit_check.py).",
-    attrs = {
-        "binary": attr.label(mandatory = True, executable = True, cfg = to_cortex_m55),
-        "board": attr.string(
-            default = "mps3_an547",
-            values = ["mps3_an547", "m55_2mb_flash_512kb_sram", "m55_1mb_flash_256kb_sram", "m55_512kb_flash_128kb_sram"],
-        ),
-        "_fit_check": attr.label(
-            default = "//cc/embedded:fit_check",
-            executable = True,
-            cfg = "exec",
-        ),
-        "_allowlist_function_transition": attr.label(
-            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
-        ),
-    },
+    attrs = dict(
+        {
+            "binary": attr.label(mandatory = True, executable = True, cfg = to_fixed_target),
+            "board": attr.string(
+                default = "mps3_an547",
+                values = ["mps3_an547", "m55_2mb_flash_512kb_sram", "m55_1mb_flash_256kb_sram", "m55_512kb_flash_128kb_sram"],
+            ),
+            "_fit_check": attr.label(
+                default = "//cc/embedded:fit_check",
+                executable = True,
+                cfg = "exec",
+            ),
+        },
+        **fixed_target_attrs("cortex_m55")
+    ),
 )
 
 def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], replay = False, heap_kb = 1024,

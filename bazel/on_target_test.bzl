@@ -61,25 +61,26 @@ _to_target_platform = transition(
     outputs = _OUTPUTS,
 )
 
-def _to_cortex_m55_impl(settings, attr):
-    return _target_settings(settings, "cortex_m55", "")
+def _to_fixed_target_impl(settings, attr):
+    return _target_settings(settings, attr._target, "")
 
-# For rules that always build for the microcontroller (cc/embedded's cortex_m_image).
-to_cortex_m55 = transition(
-    implementation = _to_cortex_m55_impl,
+# For rules that always build for one target, the one their private attribute `_target`
+# names (fixed_target_attrs): cortex_m_image and cortex_m55_files the microcontroller,
+# the arm64 bundle aarch64 Linux.
+to_fixed_target = transition(
+    implementation = _to_fixed_target_impl,
     inputs = _INPUTS,
     outputs = _OUTPUTS,
 )
 
-def _to_aarch64_impl(settings, attr):
-    return _target_settings(settings, "aarch64", "")
-
-# For rules that always build for aarch64 Linux (deploy's arm64 bundle).
-to_aarch64 = transition(
-    implementation = _to_aarch64_impl,
-    inputs = _INPUTS,
-    outputs = _OUTPUTS,
-)
+def fixed_target_attrs(target):
+    """The attributes a rule using to_fixed_target needs, for `target`."""
+    return {
+        "_target": attr.string(default = target),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    }
 
 def _shell_quote(text):
     return "'" + text.replace("'", "'\\''") + "'"
@@ -199,10 +200,8 @@ def _cortex_m55_files_impl(ctx):
 cortex_m55_files = rule(
     implementation = _cortex_m55_files_impl,
     doc = "The files of `srcs`, built for the Cortex-M55.",
-    attrs = {
-        "srcs": attr.label_list(allow_files = True, cfg = to_cortex_m55),
-        "_allowlist_function_transition": attr.label(
-            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
-        ),
-    },
+    attrs = dict(
+        {"srcs": attr.label_list(allow_files = True, cfg = to_fixed_target)},
+        **fixed_target_attrs("cortex_m55")
+    ),
 )
