@@ -186,9 +186,8 @@ cortex_m_image = rule(
     ),
 )
 
-def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], replay = False, heap_kb = 1024,
-                     temp_kb = 16, stack_kb = 64, method_kb = 0, report = None, kernels_for = None,
-                     all_kernels = False, cmsis_nn = False, testonly = False, tags = []):
+def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], stack_kb = 64, kernels_for = None,
+                     all_kernels = False, cmsis_nn = False, testonly = False, tags = [], **embedding):
     """A Cortex-M55 image running `main` on the embedded `program` with its kernels.
 
     Declares <name>_embedded (pte_embed), <name>_kernels (pte_kernels of the program),
@@ -200,12 +199,8 @@ def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], repla
       main: a cc_library with main() (e.g. //cc/embedded:replay_main).
       board: the board profile the image must fit (fit_check.py).
       deps: more libraries for the binary.
-      replay: embed the program's replay record.
-      heap_kb: the heap; temp_kb: kernels' scratch; method_kb: the method pool, 0 to
-        estimate it from the program (pte_embed).
       stack_kb: the stack reserved below the top of RAM (the linker script's
         __stack_size__; a deeper stack faults, MSPLIM).
-      report: the report sizing the memory (default: the program's; pte_embed).
       kernels_for: the programs whose kernels to link (default: [program]; tests of a
         damaged program link the intact one's).
       all_kernels: link every portable and quantized kernel instead (to measure what
@@ -214,17 +209,15 @@ def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], repla
         CMSIS-NN kernels too (pte_kernels; needs PTEFORGE_CMSIS_NN_SRC, skipped without).
       testonly: as usual.
       tags: for every target (e.g. manual).
+      **embedding: how the program is embedded, pte_embed's: replay, report (what sizes
+        the memory), heap_kb, temp_kb (kernels' scratch), method_kb (the method pool).
     """
     pte_embed(
         name = name + "_embedded",
         program = program,
-        report = report,
-        replay = replay,
-        heap_kb = heap_kb,
-        temp_kb = temp_kb,
-        method_kb = method_kb,
         testonly = testonly,
         tags = tags,
+        **embedding
     )
     if all_kernels:
         native.alias(
