@@ -18,12 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "cc/cli/executorch_log.h"
-#include "cc/cli/flags.h"
 #include "cc/cli/peak_rss.h"
-#include "cc/llm/token_ids.h"
+#include "cc/cli/runtime_tool.h"
+#include "cc/generate/token_ids.h"
 #include "cc/runtime/session.h"
-#include "cc/runtime/threads.h"
 
 namespace pteforge {
 namespace {
@@ -32,11 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 double Milliseconds(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double, std::milli>(end - start).count();
-}
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "forward_loop: error: %s\n", message.c_str());
-  return 1;
 }
 
 // forward on `tokens` at positions start..; the argmax of the last position's logits.
@@ -59,36 +52,32 @@ StatusOr<int64_t> Forward(Session& session, const std::vector<int64_t>& tokens, 
 }
 
 int Main(int argc, char** argv) {
-  Flags flags;
+  RuntimeTool tool("forward_loop", "--model=x.pte [flags]", /*default_threads=*/1);
+  Flags& flags = tool.flags();
   flags.Define("model", "the single-forward .pte");
   flags.Define("ids", "the prompt's token ids");
   flags.Define("max_new_tokens", "tokens to generate", "128");
-  flags.Define("threads", "threads for XNNPACK and the kernels", "1");
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed.message());
-  RouteExecutorchLog(false);
+  if (auto exit_status = tool.StartWithFlagsOnly(argc, argv)) return *exit_status;
   auto prompt = ParseTokenIds(flags.Get("ids"));
   auto max_new_tokens = flags.GetInt("max_new_tokens", 1, 1 << 20);
-  if (!prompt.ok() || prompt->empty() || !max_new_tokens.ok()) return Fail("--ids and --max_new_tokens are required");
-  auto threads = flags.GetInt("threads", 1, 256);
-  if (!threads.ok()) return Fail(threads.status().message());
-  Status threads_set = SetThreadCount(static_cast<uint32_t>(threads.value()));
-  if (!threads_set.ok()) return Fail(threads_set.message());
+  if (!prompt.ok() || prompt->empty() || !max_new_tokens.ok()) {
+    return tool.Fail("--ids and --max_new_tokens are required", kUsageError);
+  }
 
   const auto load_start = Clock::now();
   auto session = Session::Open(flags.Get("model"));
-  if (!session.ok()) return Fail(session.status().message());
+  if (!session.ok()) return tool.Fail(session.status());
   const double load_ms = Milliseconds(load_start, Clock::now());
 
   const auto start = Clock::now();
   auto token = Forward(*session.value(), prompt.value(), 0);
-  if (!token.ok()) return Fail(token.status().message());
+  if (!token.ok()) return tool.Fail(token.status());
   const auto first = Clock::now();
   std::vector<int64_t> generated = {token.value()};
   int64_t position = static_cast<int64_t>(prompt->size());
   while (static_cast<int64_t>(generated.size()) < max_new_tokens.value()) {
     token = Forward(*session.value(), {generated.back()}, position++);
-    if (!token.ok()) return Fail(token.status().message());
+    if (!token.ok()) return tool.Fail(token.status());
     generated.push_back(token.value());
   }
   const auto end = Clock::now();

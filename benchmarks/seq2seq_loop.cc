@@ -34,12 +34,10 @@
 #include <string>
 #include <vector>
 
-#include "cc/cli/executorch_log.h"
-#include "cc/cli/flags.h"
 #include "cc/cli/peak_rss.h"
-#include "cc/llm/token_ids.h"
+#include "cc/cli/runtime_tool.h"
+#include "cc/generate/token_ids.h"
 #include "cc/runtime/session.h"
-#include "cc/runtime/threads.h"
 
 namespace pteforge {
 namespace {
@@ -48,11 +46,6 @@ using Clock = std::chrono::steady_clock;
 
 double Milliseconds(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double, std::milli>(end - start).count();
-}
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "seq2seq_loop: error: %s\n", message.c_str());
-  return 1;
 }
 
 HostTensor Longs(std::vector<int64_t> sizes, const std::vector<int64_t>& values) {
@@ -183,7 +176,8 @@ StatusOr<HostTensor> ReadFeatures(const std::string& path, int64_t mel_bins) {
 }
 
 int Main(int argc, char** argv) {
-  Flags flags;
+  RuntimeTool tool("seq2seq_loop", "--model=x.pte [flags]", /*default_threads=*/1);
+  Flags& flags = tool.flags();
   flags.Define("model", "the encoder-decoder .pte");
   flags.Define("design", "pteforge (encode / decode_step) or optimum (encoder / text_decoder)");
   flags.Define("source_ids", "the source's token ids (text models)");
@@ -191,37 +185,30 @@ int Main(int argc, char** argv) {
   flags.Define("mel_bins", "mel bins of --features", "80");
   flags.Define("prompt", "the decoder prompt's token ids (the start token first)");
   flags.Define("new_tokens", "tokens to generate", "64");
-  flags.Define("threads", "threads for XNNPACK and the kernels", "1");
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed.message());
-  RouteExecutorchLog(false);
+  if (auto exit_status = tool.StartWithFlagsOnly(argc, argv)) return *exit_status;
   const std::string design = flags.Get("design");
-  if (design != "pteforge" && design != "optimum") return Fail("--design must be pteforge or optimum");
+  if (design != "pteforge" && design != "optimum") return tool.Fail("--design must be pteforge or optimum");
   auto prompt = ParseTokenIds(flags.Get("prompt"));
   auto new_tokens = flags.GetInt("new_tokens", 1, 1 << 20);
-  auto threads = flags.GetInt("threads", 1, 256);
   auto mel_bins = flags.GetInt("mel_bins", 1, 1 << 16);
-  if (!prompt.ok() || prompt->empty()) return Fail("--prompt is required");
-  if (!new_tokens.ok()) return Fail(new_tokens.status().message());
-  if (!threads.ok()) return Fail(threads.status().message());
-  if (!mel_bins.ok()) return Fail(mel_bins.status().message());
+  if (!prompt.ok() || prompt->empty()) return tool.Fail("--prompt is required");
+  if (!new_tokens.ok()) return tool.Fail(new_tokens.status());
+  if (!mel_bins.ok()) return tool.Fail(mel_bins.status());
   const bool speech = flags.IsSet("features");
   HostTensor source;
   if (speech) {
     auto features = ReadFeatures(flags.Get("features"), mel_bins.value());
-    if (!features.ok()) return Fail(features.status().message());
+    if (!features.ok()) return tool.Fail(features.status());
     source = std::move(features.value());
   } else {
     auto ids = ParseTokenIds(flags.Get("source_ids"));
-    if (!ids.ok() || ids->empty()) return Fail("--source_ids or --features is required");
+    if (!ids.ok() || ids->empty()) return tool.Fail("--source_ids or --features is required");
     source = Longs({1, static_cast<int64_t>(ids->size())}, ids.value());
   }
-  Status threads_set = SetThreadCount(static_cast<uint32_t>(threads.value()));
-  if (!threads_set.ok()) return Fail(threads_set.message());
 
   const auto load_start = Clock::now();
   auto session = Session::Open(flags.Get("model"));
-  if (!session.ok()) return Fail(session.status().message());
+  if (!session.ok()) return tool.Fail(session.status());
   const double load_ms = Milliseconds(load_start, Clock::now());
   std::unique_ptr<Generator> generator;
   if (design == "pteforge") {
@@ -232,10 +219,10 @@ int Main(int argc, char** argv) {
 
   // Warm-up (first-call allocations), untimed: encode and two steps.
   auto warm = Generate(*generator, prompt.value(), 2, nullptr, nullptr);
-  if (!warm.ok()) return Fail(warm.status().message());
+  if (!warm.ok()) return tool.Fail(warm.status());
   double encode_ms = 0, decode_ms = 0;
   auto generated = Generate(*generator, prompt.value(), new_tokens.value(), &encode_ms, &decode_ms);
-  if (!generated.ok()) return Fail(generated.status().message());
+  if (!generated.ok()) return tool.Fail(generated.status());
   std::printf("%s\n", FormatTokenIds(generated.value()).c_str());
   const MemoryUsage& memory = session.value()->memory();
   std::fprintf(stderr,

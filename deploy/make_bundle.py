@@ -1,5 +1,5 @@
 """Writes an arm64 bundle: programs, the shared libraries they load, the glibc loader,
-.pte files and launchers, as one deterministic .tar (deploy/bundle.bzl).
+.pte files and launchers, as one deterministic .tar (bazel/arm64_bundle.bzl).
 
     make_bundle.py --out b.tar --root pteforge-arm64 --sysroot_lib /usr/aarch64-linux-gnu/lib \
         --program translate --library libexecutorch.so ... --model x.pte \

@@ -31,8 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 # Top-level entries of the repository a documented path may start with.
-_TOP = ("cc/", "python/", "models/", "tests/", "toolchains/", "third_party/", "benchmarks/", "deploy/",
-        "docs/", "tools/", ".ci/", "bazelw", "WORKSPACE", "BUILD.bazel", ".bazelrc")
+_TOP = ("bazel/", "cc/", "python/", "models/", "tests/", "toolchains/", "third_party/", "benchmarks/",
+        "deploy/", "docs/", "tools/", ".ci/", "bazelw", "WORKSPACE", "BUILD.bazel", ".bazelrc")
 
 # pteforge's tools as the pages call them -> the Bazel target whose --help lists the
 # tool's flags. `python -m pteforge.export` is the exporter's command line.
@@ -42,7 +42,7 @@ TOOLS = {
     "translate": "//cc/tools:translate",
     # The same program as translate; its own target builds the full-size OPUS-MT model.
     "opus_translate": "//cc/tools:translate",
-    "tokenize": "//cc/llm:tokenize",
+    "tokenize": "//cc/text:tokenize",
     "pteforge.export": "//python/pteforge:export",
     "pteforge-export": "//python/pteforge:export",
     "generate_text": "//python/pteforge/seq2seq:generate_text",

@@ -1,5 +1,5 @@
 """What a translation .pte carries besides its entry points: constant methods that
-cc/translate reads to tokenize, search and decode with no flags from the user.
+cc/seq2seq's translator reads to tokenize, search and decode with no flags from the user.
 
 Two kinds of program use these:
   - "bergamot" (Marian-toolkit models, models/bergamot): every constant below is its own
@@ -16,11 +16,11 @@ from typing import Any
 
 from pteforge import ExportError, MultiMethodExporter
 
-# A SentencePiece tokenizer with Marian's vocabulary (cc/translate/tokenizer.h), and
+# A SentencePiece tokenizer with Marian's vocabulary (cc/text/marian_tokenizer.h), and
 # what the translator says about the model.
 SENTENCEPIECE_CONSTANTS = ("model_name", "weights_are_random", "source_spm", "target_spm", "vocab", "unk_token_id")
 
-# Read by cc/translate/translation_model.cc for a "bergamot" program.
+# Read by cc/seq2seq/translation_model.cc for a "bergamot" program.
 TRANSLATION_CONSTANTS = SENTENCEPIECE_CONSTANTS + (
     "family", "decoder_start_token_id", "eos_token_id", "pad_token_id",
     "num_beams", "max_length", "length_penalty", "early_stopping", "forced_eos",

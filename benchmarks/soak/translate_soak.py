@@ -35,9 +35,9 @@ a missing binary or corpus):
       outputs for those sentences alone (same flags): nothing that accumulates in a long
       run (caches, buffers, the shortlist union of a batch, the worker split) changes a
       translation. Exact for greedy decoding (the Bergamot model's default, 1 beam): each
-      row keeps its own sentence's shortlist whatever the batch (cc/translate/
+      row keeps its own sentence's shortlist whatever the batch (cc/seq2seq/
       bergamot_model.h). With --arg=--beams=N the batch's longest source sets the length
-      limit (cc/translate/translation_model.h), so a different batch can legitimately
+      limit (cc/seq2seq/translation_model.h), so a different batch can legitimately
       change a long translation there.
   (c) every input line got exactly one output line, none empty, the tool exited 0 and
       reported no failed line on stderr.

@@ -1,6 +1,6 @@
 // A program embedded in a bare-metal image, with the static memory its Session uses.
 //
-// pte_embed (cc/embedded/defs.bzl) generates the definition of ImageProgram() for one
+// pte_embed (bazel/embedded.bzl) generates the definition of ImageProgram() for one
 // .pte: its bytes linked in as read-only data, its replay record if asked for, and
 // static buffers sized at build time from the program's report. An image links exactly
 // one pte_embed library.

@@ -1,4 +1,4 @@
-"""Generates the sources that embed a .pte in a bare-metal image (cc/embedded/defs.bzl).
+"""Generates the sources that embed a .pte in a bare-metal image (bazel/embedded.bzl).
 
     gen_embedded.py --program=x.pte --report=x.report.json [--replay=x.replay.txt]
         --program_include=<path of the .pte as the assembler sees it>

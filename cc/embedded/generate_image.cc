@@ -10,45 +10,44 @@
 #include <string>
 #include <vector>
 
-#include "cc/cli/flags.h"
+#include "cc/cli/tool.h"
 #include "cc/embedded/embedded_program.h"
+#include "cc/generate/token_ids.h"
 #include "cc/llm/causal_lm.h"
 #include "cc/llm/generate_flags.h"
-#include "cc/llm/token_ids.h"
 
 namespace pteforge {
 namespace {
 
-int Fail(const std::string& message, int status) {
-  std::fprintf(stderr, "generate: error: %s\n", message.c_str());
-  return status;
-}
-
 int Main(int argc, char** argv) {
-  Flags flags;
+  Tool tool("generate", "--input=PATH [flags]");
+  Flags& flags = tool.flags();
   flags.Define("input", "a host file of prompts: token ids, one prompt per line");
   DefineGenerateFlags(&flags);
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed.message(), 2);
-  if (!flags.IsSet("input")) return Fail("--input=PATH (token ids, one prompt per line) is required", 2);
+  if (auto exit_status = tool.StartWithFlagsOnly(argc, argv)) return *exit_status;
+  if (!flags.IsSet("input")) {
+    return tool.Fail("--input=PATH (token ids, one prompt per line) is required", kUsageError);
+  }
   auto prompts = ReadTokenIdLines(flags.Get("input").c_str());
-  if (!prompts.ok()) return Fail(prompts.status().message(), 2);
+  if (!prompts.ok()) return tool.Fail(prompts.status(), kUsageError);
 
   auto image = OpenImageProgram();
-  if (!image.ok()) return Fail(image.status().message(), 1);
+  if (!image.ok()) return tool.Fail(image.status());
   const EmbeddedProgram& embedded = ImageProgram();
   auto lm = CausalLm::Create(std::move(image->session), embedded.name);
-  if (!lm.ok()) return Fail(lm.status().message(), 1);
+  if (!lm.ok()) return tool.Fail(lm.status());
   GenerateOptions options = lm.value()->Defaults();
   Status applied = ApplyGenerateFlags(flags, &options);
-  if (!applied.ok()) return Fail(applied.message(), 2);
+  if (!applied.ok()) return tool.Fail(applied, kUsageError);
   const CausalLmInfo& info = lm.value()->info();
   std::printf("loaded %s (%zu bytes, max_seq_len %lld) in %.0f ms; method pool %zu of %zu B\n", info.model_type.c_str(),
               embedded.size, static_cast<long long>(info.max_seq_len), image->load_ms,
               lm.value()->session().memory().method_bytes, embedded.buffers.methods.size());
   for (size_t i = 0; i < prompts->size(); ++i) {
     auto generation = lm.value()->Generate(prompts->at(i), options);
-    if (!generation.ok()) return Fail("prompt " + std::to_string(i + 1) + ": " + generation.status().message(), 1);
+    if (!generation.ok()) {
+      return tool.Fail("prompt " + std::to_string(i + 1) + ": " + generation.status().message());
+    }
     const Generation& g = generation.value();
     std::printf("ids: %s\n", FormatTokenIds(g.tokens).c_str());
     std::printf("prompt %zu: %zu tokens, %zu generated (stop: %s); emulated clock: prefill %.0f ms, first token "

@@ -3,9 +3,9 @@
 // exits 0 only if every output and state value matches eager PyTorch's
 // (cc/replay/replay.h). Arguments (through semihosting): --print prints every output.
 #include <cstdio>
-#include <cstring>
 #include <string>
 
+#include "cc/cli/tool.h"
 #include "cc/embedded/embedded_program.h"
 #include "cc/replay/replay.h"
 #include "cc/runtime/session.h"
@@ -14,23 +14,14 @@ namespace pteforge {
 namespace {
 
 int Main(int argc, char** argv) {
-  bool print = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--print") != 0) {
-      std::fprintf(stderr, "replay: error: unknown argument '%s' (only --print)\n", argv[i]);
-      return 2;
-    }
-    print = true;
-  }
+  Tool tool("replay", "[--print]");
+  tool.flags().DefineSwitch("print", "print every call's outputs exactly");
+  if (auto exit_status = tool.StartWithFlagsOnly(argc, argv)) return *exit_status;
   auto image = OpenImageProgram();
-  if (!image.ok()) {
-    std::fprintf(stderr, "replay: error: %s\n", image.status().message().c_str());
-    return 1;
-  }
+  if (!image.ok()) return tool.Fail(image.status());
   const EmbeddedProgram& embedded = ImageProgram();
   if (embedded.replay == nullptr) {
-    std::fprintf(stderr, "replay: error: the image embeds no replay record (pte_embed(replay = True))\n");
-    return 2;
+    return tool.Fail("the image embeds no replay record (pte_embed(replay = True))", kUsageError);
   }
   Session& session = *image->session;
   const MemoryUsage& used = session.memory();
@@ -38,11 +29,9 @@ int Main(int argc, char** argv) {
               embedded.name, embedded.size, image->load_ms, used.state_arena_bytes, used.work_arena_bytes,
               used.method_bytes, embedded.buffers.methods.size());
   et_timestamp_t start = executorch::runtime::pal_current_ticks();
-  Status replayed = ReplayAndPrint(session, std::string(embedded.replay, embedded.replay_size), print);
-  if (!replayed.ok()) {
-    std::fprintf(stderr, "replay: error: %s\n", replayed.message().c_str());
-    return 1;
-  }
+  Status replayed = ReplayAndPrint(session, std::string(embedded.replay, embedded.replay_size),
+                                   tool.flags().IsSet("print"));
+  if (!replayed.ok()) return tool.Fail(replayed);
   std::printf("replay took %.1f ms (emulated clock); %s\n", MillisecondsSince(start),
               MemoryPeaks(embedded.heap_bytes).c_str());
   return 0;

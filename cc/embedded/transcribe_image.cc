@@ -17,10 +17,10 @@
 
 #include <executorch/runtime/platform/platform.h>
 
-#include "cc/cli/flags.h"
+#include "cc/cli/tool.h"
 #include "cc/embedded/embedded_program.h"
-#include "cc/llm/token_ids.h"
-#include "cc/translate/search.h"
+#include "cc/generate/search.h"
+#include "cc/generate/token_ids.h"
 #include "cc/vad/wav.h"
 #include "cc/whisper/log_mel.h"
 #include "cc/whisper/whisper_model.h"
@@ -28,49 +28,46 @@
 namespace pteforge {
 namespace {
 
-int Fail(const std::string& message, int status) {
-  std::fprintf(stderr, "transcribe: error: %s\n", message.c_str());
-  return status;
-}
-
 int Main(int argc, char** argv) {
-  Flags flags;
+  Tool tool("transcribe", "--input=PATH [flags]");
+  Flags& flags = tool.flags();
   flags.Define("input", "the WAV file (16-bit PCM mono, 16 kHz), on the host");
   flags.Define("prompt", "a host file: the decoder prompt's ids after the start token, on one line");
   flags.Define("beams", "beam search width; 0: the model's setting", "0");
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed.message(), 2);
-  if (!flags.positional().empty() || !flags.IsSet("input")) return Fail("expected --input=PATH and flags only", 2);
+  if (auto exit_status = tool.StartWithFlagsOnly(argc, argv)) return *exit_status;
+  if (!flags.IsSet("input")) return tool.Fail("--input=PATH is required", kUsageError);
   std::vector<int64_t> prompt;
   if (flags.IsSet("prompt")) {
     auto lines = ReadTokenIdLines(flags.Get("prompt").c_str());
-    if (!lines.ok()) return Fail("--prompt: " + lines.status().message(), 2);
-    if (lines->size() > 1) return Fail("--prompt: expected one line of ids, got " + std::to_string(lines->size()), 2);
+    if (!lines.ok()) return tool.Fail("--prompt: " + lines.status().message(), kUsageError);
+    if (lines->size() > 1) {
+      return tool.Fail("--prompt: expected one line of ids, got " + std::to_string(lines->size()), kUsageError);
+    }
     if (!lines->empty()) prompt = lines->front();
   }
   auto beams = flags.GetInt("beams", 0, 64);
-  if (!beams.ok()) return Fail(beams.status().message(), 2);
+  if (!beams.ok()) return tool.Fail(beams.status(), kUsageError);
   // The file is read a window at a time from the host: it may be larger than RAM.
   auto wav = WavReader::Open(flags.Get("input"));
-  if (!wav.ok()) return Fail(wav.status().message(), 1);
+  if (!wav.ok()) return tool.Fail(wav.status());
   WavReader& input = *wav.value();
 
   auto image = OpenImageProgram();
-  if (!image.ok()) return Fail(image.status().message(), 1);
+  if (!image.ok()) return tool.Fail(image.status());
   const EmbeddedProgram& embedded = ImageProgram();
   et_timestamp_t start = executorch::runtime::pal_current_ticks();
   auto model = WhisperModel::Create(std::move(image->session), embedded.name);
-  if (!model.ok()) return Fail(model.status().message(), 1);
+  if (!model.ok()) return tool.Fail(model.status());
   const LogMelOptions& front_end = model.value()->log_mel_options();
   if (input.sample_rate() != front_end.sampling_rate) {
-    return Fail(flags.Get("input") + " is sampled at " + std::to_string(input.sample_rate()) +
-                    " Hz; Whisper takes 16 kHz", 1);
+    return tool.Fail(flags.Get("input") + " is sampled at " + std::to_string(input.sample_rate()) +
+                     " Hz; Whisper takes 16 kHz");
   }
   SearchOptions search = model.value()->info().defaults;
   if (beams.value() > 0) search.beams = static_cast<int>(beams.value());
   search.prompt_tokens = prompt;
   Status fits = CheckFits(search, model.value()->info().max_rows, model.value()->info().max_target_length);
-  if (!fits.ok()) return Fail(fits.message(), 2);
+  if (!fits.ok()) return tool.Fail(fits, kUsageError);
   const LogMel log_mel(front_end);
   std::printf("loaded %s (%zu bytes) in %.0f ms; %lld mels x %lld frames per %.2f s window; method pool %zu of %zu B\n",
               embedded.name, embedded.size, image->load_ms + MillisecondsSince(start),
@@ -84,12 +81,12 @@ int Main(int argc, char** argv) {
   while (input.remaining() > 0) {
     samples.clear();
     Status read = input.Read(static_cast<size_t>(front_end.window_samples), &samples);
-    if (!read.ok()) return Fail(read.message(), 1);
+    if (!read.ok()) return tool.Fail(read);
     et_timestamp_t window_start = executorch::runtime::pal_current_ticks();
     const std::vector<float> features = log_mel.Compute(samples.data(), samples.size());
     features_ms += MillisecondsSince(window_start);
     auto ids = model.value()->Generate(features, 1, search);
-    if (!ids.ok()) return Fail("window " + std::to_string(windows + 1) + ": " + ids.status().message(), 1);
+    if (!ids.ok()) return tool.Fail("window " + std::to_string(windows + 1) + ": " + ids.status().message());
     total_ms += MillisecondsSince(window_start);
     ++windows;
     std::printf("ids: %s\n", FormatTokenIds(ids->at(0)).c_str());

@@ -8,48 +8,32 @@
 // tests/embedded/translate_m55_test.py tokenizes and detokenizes with the host's
 // translator on the same .pte.
 #include <cstdio>
-#include <cstring>
 #include <string>
 
+#include "cc/cli/tool.h"
 #include "cc/embedded/embedded_program.h"
-#include "cc/llm/token_ids.h"
+#include "cc/generate/token_ids.h"
 #include "cc/runtime/session.h"
-#include "cc/translate/translation_model.h"
+#include "cc/seq2seq/translation_model.h"
 
 namespace pteforge {
 namespace {
 
 int Main(int argc, char** argv) {
-  const char* input = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--input=", 8) == 0) {
-      input = argv[i] + 8;
-    } else {
-      std::fprintf(stderr, "translate: error: unknown argument '%s' (expected --input=PATH)\n", argv[i]);
-      return 2;
-    }
+  Tool tool("translate", "--input=PATH");
+  tool.flags().Define("input", "a host file of token ids, one sentence per line");
+  if (auto exit_status = tool.StartWithFlagsOnly(argc, argv)) return *exit_status;
+  if (!tool.flags().IsSet("input")) {
+    return tool.Fail("--input=PATH (token ids, one sentence per line) is required", kUsageError);
   }
-  if (input == nullptr) {
-    std::fprintf(stderr, "translate: error: --input=PATH (token ids, one sentence per line) is required\n");
-    return 2;
-  }
-  auto sentences = ReadTokenIdLines(input);
-  if (!sentences.ok()) {
-    std::fprintf(stderr, "translate: error: %s\n", sentences.status().message().c_str());
-    return 2;
-  }
+  auto sentences = ReadTokenIdLines(tool.flags().Get("input").c_str());
+  if (!sentences.ok()) return tool.Fail(sentences.status(), kUsageError);
   auto image = OpenImageProgram();
-  if (!image.ok()) {
-    std::fprintf(stderr, "translate: error: %s\n", image.status().message().c_str());
-    return 1;
-  }
+  if (!image.ok()) return tool.Fail(image.status());
   const EmbeddedProgram& embedded = ImageProgram();
   et_timestamp_t start = executorch::runtime::pal_current_ticks();
   auto model = TranslationModel::Create(std::move(image->session), embedded.name);
-  if (!model.ok()) {
-    std::fprintf(stderr, "translate: error: %s\n", model.status().message().c_str());
-    return 1;
-  }
+  if (!model.ok()) return tool.Fail(model.status());
   const TranslatorInfo& info = model.value()->info();
   std::printf("loaded %s (%zu bytes) in %.0f ms; method pool %zu of %zu B\n", info.model_name.c_str(), embedded.size,
               image->load_ms + MillisecondsSince(start), model.value()->session().memory().method_bytes,
@@ -60,8 +44,7 @@ int Main(int argc, char** argv) {
     model.value()->ResetStats();
     auto generated = model.value()->Generate({sentences->at(i)}, {});
     if (!generated.ok()) {
-      std::fprintf(stderr, "translate: error: sentence %zu: %s\n", i + 1, generated.status().message().c_str());
-      return 1;
+      return tool.Fail("sentence " + std::to_string(i + 1) + ": " + generated.status().message());
     }
     double ms = MillisecondsSince(sentence_start);
     total_ms += ms;

@@ -17,7 +17,7 @@
 #include <executorch/runtime/platform/clock.h>
 #include <executorch/runtime/platform/platform.h>
 
-#include "cc/cli/flags.h"
+#include "cc/cli/tool.h"
 #include "cc/embedded/embedded_program.h"
 #include "cc/vad/options.h"
 #include "cc/vad/printer.h"
@@ -28,37 +28,32 @@
 namespace pteforge {
 namespace {
 
-int Fail(const std::string& message, int status) {
-  std::fprintf(stderr, "vad: error: %s\n", message.c_str());
-  return status;
-}
-
 int Main(int argc, char** argv) {
-  Flags flags;
+  Tool tool("vad", "--input=PATH [flags]");
+  Flags& flags = tool.flags();
   flags.Define("input", "the WAV file (16-bit PCM mono, 16 or 8 kHz), on the host");
   DefineVadFlags(flags);
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed.message(), 2);
-  if (!flags.positional().empty() || !flags.IsSet("input")) return Fail("expected --input=PATH and flags only", 2);
+  if (auto exit_status = tool.StartWithFlagsOnly(argc, argv)) return *exit_status;
+  if (!flags.IsSet("input")) return tool.Fail("--input=PATH is required", kUsageError);
   auto options = ParseVadFlags(flags);
-  if (!options.ok()) return Fail(options.status().message(), 2);
+  if (!options.ok()) return tool.Fail(options.status(), kUsageError);
   // The file is streamed from the host a chunk at a time: it may be larger than RAM.
   auto wav = WavReader::Open(flags.Get("input"));
-  if (!wav.ok()) return Fail(wav.status().message(), 1);
+  if (!wav.ok()) return tool.Fail(wav.status());
   WavReader& input = *wav.value();
 
   auto image = OpenImageProgram();
-  if (!image.ok()) return Fail(image.status().message(), 1);
+  if (!image.ok()) return tool.Fail(image.status());
   const EmbeddedProgram& embedded = ImageProgram();
   auto model = VadModel::Create(std::move(image->session), embedded.name);
-  if (!model.ok()) return Fail(model.status().message(), 1);
+  if (!model.ok()) return tool.Fail(model.status());
   const MemoryUsage& used = model.value()->session().memory();
   std::fprintf(stderr, "loaded %s (%zu bytes) in %.1f ms: state arena %zu B, work arena %zu B, method pool %zu of %zu B\n",
                embedded.name, embedded.size, image->load_ms, used.state_arena_bytes, used.work_arena_bytes,
                used.method_bytes, embedded.buffers.methods.size());
 
   auto stream = VadStream::Start(model.value().get(), input.sample_rate(), options->segments);
-  if (!stream.ok()) return Fail(stream.status().message(), 1);
+  if (!stream.ok()) return tool.Fail(stream.status());
   ResultPrinter printer(stdout, options->print, "");
   const size_t chunk = static_cast<size_t>(ChunkSamples(input.sample_rate()));
   std::vector<float> samples;
@@ -67,13 +62,13 @@ int Main(int argc, char** argv) {
   do {
     samples.clear();
     Status read = input.Read(chunk, &samples);
-    if (!read.ok()) return Fail(read.message(), 1);
+    if (!read.ok()) return tool.Fail(read);
     const bool last = input.remaining() == 0;
     et_timestamp_t start = executorch::runtime::pal_current_ticks();
     Status pushed = stream->Push(samples.data(), samples.size());
     if (pushed.ok() && last) pushed = stream->Finish();
     ticks += executorch::runtime::pal_current_ticks() - start;
-    if (!pushed.ok()) return Fail(pushed.message(), 1);
+    if (!pushed.ok()) return tool.Fail(pushed);
     printer.Drain(stream.value(), last);
   } while (input.remaining() > 0);
   const uint64_t ns = executorch::runtime::ticks_to_ns(ticks);

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cc/llm/sampler.h"
+#include "cc/generate/sampler.h"
 #include "cc/runtime/session.h"
 #include "cc/runtime/status.h"
 

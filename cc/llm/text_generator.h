@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cc/llm/causal_lm.h"
-#include "cc/llm/tokenizer.h"
 #include "cc/runtime/session.h"
+#include "cc/text/tokenizer.h"
 
 namespace pteforge {
 

@@ -7,7 +7,7 @@ namespace pteforge {
 StatusOr<ProgramFile> OpenProgramFile(const std::string& path) {
   return Failure(Error::NotSupported,
                  "cannot open '%s': this target has no file system. Embed the program in the image "
-                 "(pte_embed, cc/embedded/defs.bzl) and open it with Session::OpenBuffer",
+                 "(pte_embed, bazel/embedded.bzl) and open it with Session::OpenBuffer",
                  path.c_str());
 }
 

@@ -13,7 +13,7 @@
 #include <executorch/runtime/backend/options.h>
 #include <executorch/runtime/platform/runtime.h>
 
-#include "cc/runtime/program_check.h"
+#include "cc/runtime/checks/program_check.h"
 #include "cc/runtime/session_internal.h"
 
 namespace pteforge {

@@ -24,21 +24,14 @@
 #include <string>
 #include <vector>
 
-#include "cc/cli/executorch_log.h"
-#include "cc/cli/flags.h"
 #include "cc/cli/peak_rss.h"
+#include "cc/cli/runtime_tool.h"
+#include "cc/generate/token_ids.h"
 #include "cc/llm/generate_flags.h"
 #include "cc/llm/text_generator.h"
-#include "cc/llm/token_ids.h"
-#include "cc/runtime/threads.h"
 
 namespace pteforge {
 namespace {
-
-int Fail(const std::string& message, int status) {
-  std::fprintf(stderr, "generate: error: %s\n", message.c_str());
-  return status;
-}
 
 class StdoutSink : public TextSink, public TokenSink {
  public:
@@ -59,28 +52,18 @@ class StdoutSink : public TextSink, public TokenSink {
 };
 
 int Main(int argc, char** argv) {
-  Flags flags;
+  RuntimeTool tool("generate", "--model=model.pte [flags] [prompt ...]   (no prompt: read stdin)",
+                   /*default_threads=*/1);
+  Flags& flags = tool.flags();
   flags.Define("model", "the causal-LM .pte (pteforge-export --hf_model=DIR)");
   flags.Define("ids", "the prompt as token ids (\"1 450 4996\"); prints ids instead of text");
   DefineGenerateFlags(&flags);
-  flags.Define("threads", "threads for the kernels and XNNPACK", "1");
   flags.DefineSwitch("stats", "print token counts and speeds as one JSON line on stderr");
-  flags.DefineSwitch("verbose", "show ExecuTorch's own log lines (default: its errors only)");
-  flags.DefineSwitch("help", "show this help");
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed.message(), 2);
-  RouteExecutorchLog(flags.IsSet("verbose"));
-  if (flags.IsSet("help")) {
-    std::printf("usage: %s --model=model.pte [flags] [prompt ...]   (no prompt: read stdin)\n%s", argv[0],
-                flags.Help().c_str());
-    return 0;
+  if (auto exit_status = tool.Start(argc, argv)) return *exit_status;
+  if (!flags.IsSet("model")) return tool.Fail("--model=model.pte is required", kUsageError);
+  if (flags.IsSet("ids") && !flags.positional().empty()) {
+    return tool.Fail("--ids or a text prompt, not both", kUsageError);
   }
-  if (!flags.IsSet("model")) return Fail("--model=model.pte is required", 2);
-  if (flags.IsSet("ids") && !flags.positional().empty()) return Fail("--ids or a text prompt, not both", 2);
-  auto threads = flags.GetInt("threads", 1, 256);
-  if (!threads.ok()) return Fail(threads.status().message(), 2);
-  Status set = SetThreadCount(static_cast<uint32_t>(threads.value()));
-  if (!set.ok()) return Fail(set.message(), 1);
 
   const auto load_start = std::chrono::steady_clock::now();
   const std::string path = flags.Get("model");
@@ -92,25 +75,25 @@ int Main(int argc, char** argv) {
   session_options.share_packed_weights = true;
   if (flags.IsSet("ids")) {
     auto session = Session::Open(path, session_options);
-    if (!session.ok()) return Fail(session.status().message(), 1);
+    if (!session.ok()) return tool.Fail(session.status());
     auto model = CausalLm::Create(std::move(session.value()), path);
-    if (!model.ok()) return Fail(model.status().message(), 1);
+    if (!model.ok()) return tool.Fail(model.status());
     ids_model = std::move(model.value());
   } else {
     auto generator = TextGenerator::Open(path, session_options);
-    if (!generator.ok()) return Fail(generator.status().message(), 1);
+    if (!generator.ok()) return tool.Fail(generator.status());
     text = std::move(generator.value());
   }
   CausalLm& model = text ? text->model() : *ids_model;
   const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   GenerateOptions options = model.Defaults();
   Status applied = ApplyGenerateFlags(flags, &options);
-  if (!applied.ok()) return Fail(applied.message(), 2);
+  if (!applied.ok()) return tool.Fail(applied, kUsageError);
 
   StatusOr<std::vector<int64_t>> prompt = std::vector<int64_t>();
   if (flags.IsSet("ids")) {
     prompt = ParseTokenIds(flags.Get("ids"));
-    if (!prompt.ok()) return Fail("--ids: " + prompt.status().message(), 2);
+    if (!prompt.ok()) return tool.Fail("--ids: " + prompt.status().message(), kUsageError);
   } else {
     std::string prompt_text;
     for (const std::string& word : flags.positional()) prompt_text += (prompt_text.empty() ? "" : " ") + word;
@@ -118,16 +101,16 @@ int Main(int argc, char** argv) {
       prompt_text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     }
     prompt = text->Encode(prompt_text);
-    if (!prompt.ok()) return Fail("the prompt: " + prompt.status().message(), 1);
+    if (!prompt.ok()) return tool.Fail("the prompt: " + prompt.status().message());
   }
 
   StdoutSink out;
   auto generation = text ? text->Generate(prompt.value(), options, &out) : model.Generate(prompt.value(), options, &out);
-  if (!generation.ok()) return Fail(generation.status().message(), 1);
+  if (!generation.ok()) return tool.Fail(generation.status());
   std::printf("\n");
   if (generation->stop == StopReason::kMaxSeqLen) {
-    std::fprintf(stderr, "generate: stopped at the model's max_seq_len of %lld tokens (prompt and generated)\n",
-                 static_cast<long long>(model.info().max_seq_len));
+    tool.Tell("stopped at the model's max_seq_len of " + std::to_string(model.info().max_seq_len) +
+              " tokens (prompt and generated)");
   }
   if (flags.IsSet("stats")) {
     const Generation& g = generation.value();

@@ -11,18 +11,12 @@
 #include <fstream>
 #include <iterator>
 
-#include "cc/cli/executorch_log.h"
-#include "cc/cli/flags.h"
+#include "cc/cli/runtime_tool.h"
 #include "cc/replay/replay.h"
 #include "cc/runtime/session.h"
 
 namespace pteforge {
 namespace {
-
-int Fail(const Status& status, int exit_code) {
-  std::fprintf(stderr, "pte_replay: error: %s\n", status.message().c_str());
-  return exit_code;
-}
 
 // x.pte -> x.replay.txt, where pte_export(replay = True) writes it.
 std::string DefaultReplayPath(const std::string& model) {
@@ -32,35 +26,25 @@ std::string DefaultReplayPath(const std::string& model) {
 }
 
 int Main(int argc, char** argv) {
-  Flags flags;
+  RuntimeTool tool("pte_replay", "--model=x.pte [--replay=x.replay.txt] [--print]");
+  Flags& flags = tool.flags();
   flags.Define("model", "the .pte to open");
   flags.Define("replay", "the replay record its export wrote (default: <model without .pte>.replay.txt)");
   flags.DefineSwitch("print", "print every call's outputs exactly, to compare runtimes");
-  flags.DefineSwitch("verbose", "show ExecuTorch's own log lines (default: its errors only)");
-  flags.DefineSwitch("help", "show this help");
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed, 2);
-  RouteExecutorchLog(flags.IsSet("verbose"));
-  if (flags.IsSet("help")) {
-    std::printf("usage: %s --model=x.pte [--replay=x.replay.txt] [--print]\n%s", argv[0], flags.Help().c_str());
-    return 0;
-  }
-  if (!flags.positional().empty()) {
-    return Fail(Failure(Error::InvalidArgument, "unexpected argument '%s'", flags.positional()[0].c_str()), 2);
-  }
-  if (!flags.IsSet("model")) return Fail(Failure(Error::InvalidArgument, "--model is required"), 2);
+  if (auto exit_status = tool.StartWithFlagsOnly(argc, argv)) return *exit_status;
+  if (!flags.IsSet("model")) return tool.Fail("--model is required", kUsageError);
   std::string model = flags.Get("model");
   std::string replay = flags.IsSet("replay") ? flags.Get("replay") : DefaultReplayPath(model);
   std::ifstream in(replay);
   if (!in) {
-    return Fail(Failure(Error::AccessFailed, "cannot read the replay record %s (export with pte_export(replay = True), "
-                        "or give --replay)", replay.c_str()), 2);
+    return tool.Fail("cannot read the replay record " + replay + " (export with pte_export(replay = True), or give "
+                     "--replay)", kUsageError);
   }
   std::string text(std::istreambuf_iterator<char>(in), {});
   auto session = Session::Open(model);
-  if (!session.ok()) return Fail(session.status(), 1);
+  if (!session.ok()) return tool.Fail(session.status());
   Status replayed = ReplayAndPrint(*session.value(), text, flags.IsSet("print"));
-  return replayed.ok() ? 0 : Fail(replayed, 1);
+  return replayed.ok() ? 0 : tool.Fail(replayed);
 }
 
 }  // namespace

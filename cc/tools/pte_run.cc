@@ -18,21 +18,14 @@
 
 #include "cc/cli/calls.h"
 #include "cc/cli/describe.h"
-#include "cc/cli/executorch_log.h"
-#include "cc/cli/flags.h"
-#include "cc/cli/profile.h"
 #include "cc/cli/format.h"
+#include "cc/cli/profile.h"
+#include "cc/cli/runtime_tool.h"
 #include "cc/runtime/metadata.h"
 #include "cc/runtime/session.h"
-#include "cc/runtime/threads.h"
 
 namespace pteforge {
 namespace {
-
-int Fail(const Status& status, int exit_code) {
-  std::fprintf(stderr, "pte_run: error: %s\n", status.message().c_str());
-  return exit_code;
-}
 
 StatusOr<std::vector<Call>> CollectCalls(const Flags& flags) {
   std::vector<Call> calls;
@@ -70,50 +63,31 @@ std::string NameSuffix(const Metadata& metadata, const std::string& method, bool
 }
 
 int Main(int argc, char** argv) {
-  Flags flags;
+  RuntimeTool tool("pte_run", "--model=x.pte [--list] [--call=...] [--calls=file]");
+  Flags& flags = tool.flags();
   flags.Define("model", "the .pte to open");
   flags.DefineSwitch("list", "print methods, constants, state and planned memory");
   flags.DefineRepeated("call", "a call to run, e.g. 'get_cache(zeros[4,8])' (cc/cli/calls.h)");
   flags.Define("calls", "a file of calls, one per line ('#' comments)");
   flags.Define("etdump", "write an ExecuTorch profile (ETDump) of the calls to this file");
-  flags.Define("threads", "threads for the kernels and XNNPACK (default: ExecuTorch's choice)", "1");
   flags.Define("max_print", "print at most this many elements per tensor", "64");
-  flags.DefineSwitch("verbose", "show ExecuTorch's own log lines (default: its errors only)");
-  flags.DefineSwitch("help", "show this help");
-  std::string usage = std::string("usage: ") + argv[0] + " --model=x.pte [--list] [--call=...] [--calls=file]\n" +
-                      flags.Help();
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed, 2);
-  RouteExecutorchLog(flags.IsSet("verbose"));
-  if (flags.IsSet("help")) {
-    std::printf("%s", usage.c_str());
-    return 0;
-  }
-  if (!flags.positional().empty()) {
-    return Fail(Failure(Error::InvalidArgument, "unexpected argument '%s'", flags.positional()[0].c_str()), 2);
-  }
-  if (!flags.IsSet("model")) return Fail(Failure(Error::InvalidArgument, "--model is required\n%s", usage.c_str()), 2);
-  auto threads = flags.GetInt("threads", 1, 256);
-  if (!threads.ok()) return Fail(threads.status(), 2);
+  if (auto exit_status = tool.StartWithFlagsOnly(argc, argv)) return *exit_status;
+  if (!flags.IsSet("model")) return tool.Fail("--model is required (see --help)", kUsageError);
   auto max_print = flags.GetInt("max_print", 0, int64_t{1} << 40);
-  if (!max_print.ok()) return Fail(max_print.status(), 2);
+  if (!max_print.ok()) return tool.Fail(max_print.status(), kUsageError);
   auto calls = CollectCalls(flags);
-  if (!calls.ok()) return Fail(calls.status(), 2);
+  if (!calls.ok()) return tool.Fail(calls.status(), kUsageError);
   if (!flags.IsSet("list") && calls->empty()) {
-    return Fail(Failure(Error::InvalidArgument, "nothing to do: give --list, --call or --calls"), 2);
+    return tool.Fail("nothing to do: give --list, --call or --calls", kUsageError);
   }
 
-  if (flags.IsSet("threads")) {
-    Status threads_set = SetThreadCount(static_cast<uint32_t>(threads.value()));
-    if (!threads_set.ok()) return Fail(threads_set, 1);
-  }
   Status profiling = flags.IsSet("etdump") ? Profile::CheckAvailable() : Status();
-  if (!profiling.ok()) return Fail(profiling, 2);
+  if (!profiling.ok()) return tool.Fail(profiling, kUsageError);
   Profile profile;
   SessionOptions options;
   if (flags.IsSet("etdump")) options.event_tracer = profile.tracer();
   auto session = Session::Open(flags.Get("model"), options);
-  if (!session.ok()) return Fail(session.status(), 1);
+  if (!session.ok()) return tool.Fail(session.status());
 
   if (flags.IsSet("list")) std::printf("%s", DescribeSession(*session.value()).c_str());
   const Metadata metadata = ReadMetadata(*session.value());
@@ -123,9 +97,7 @@ int Main(int argc, char** argv) {
     std::vector<Value> args = call.args;  // the method may write some of them (printed below)
     auto outputs = session.value()->ExecuteInPlace(call.method, &args);
     if (!outputs.ok()) {
-      return Fail(Failure(outputs.status().code(), "call %d, %s: %s", index, call.text.c_str(),
-                          outputs.status().message().c_str()),
-                  1);
+      return tool.Fail("call " + std::to_string(index) + ", " + call.text + ": " + outputs.status().message());
     }
     std::printf("[%d] %s\n", index, call.text.c_str());
     for (size_t i = 0; i < outputs->size(); ++i) {
@@ -140,7 +112,7 @@ int Main(int argc, char** argv) {
   }
   if (flags.IsSet("etdump")) {
     Status written = profile.Write(flags.Get("etdump"));
-    if (!written.ok()) return Fail(written, 1);
+    if (!written.ok()) return tool.Fail(written);
     std::printf("wrote the profile to %s\n", flags.Get("etdump").c_str());
   }
   return 0;

@@ -16,20 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "cc/cli/executorch_log.h"
-#include "cc/cli/flags.h"
-#include "cc/llm/token_ids.h"
-#include "cc/runtime/threads.h"
+#include "cc/cli/runtime_tool.h"
+#include "cc/generate/token_ids.h"
 #include "cc/vad/wav.h"
 #include "cc/whisper/transcriber.h"
 
 namespace pteforge {
 namespace {
-
-int Fail(const std::string& message, int status) {
-  std::fprintf(stderr, "transcribe: error: %s\n", message.c_str());
-  return status;
-}
 
 // The samples of a WAV file at `rate` Hz (the program's front end's).
 StatusOr<std::vector<float>> ReadSamples(const std::string& path, int64_t rate) {
@@ -46,39 +39,27 @@ StatusOr<std::vector<float>> ReadSamples(const std::string& path, int64_t rate) 
 }
 
 int Main(int argc, char** argv) {
-  Flags flags;
+  RuntimeTool tool("transcribe", "--model=whisper.pte [flags] speech.wav ...");
+  Flags& flags = tool.flags();
   flags.Define("model", "the Whisper .pte (pteforge-export --hf_seq2seq)");
   flags.Define("language", "the spoken language's token, <|xx|> (multilingual models)", "en");
   flags.Define("task", "transcribe, or translate (into English)", "transcribe");
   flags.Define("beams", "beam search width; 1 = greedy (default: the model's setting)", "0");
   flags.Define("max_length", "most decoder tokens per window, prompt included (default: the model's)", "0");
-  flags.Define("threads", "threads for the kernels and XNNPACK", "1");
   flags.DefineSwitch("print_ids", "print each window's generated token ids too");
   flags.DefineSwitch("stats", "print timings per file as JSON on stderr");
   flags.DefineSwitch("quiet", "no banner (the model, language, task and beams) on stderr");
-  flags.DefineSwitch("verbose", "show ExecuTorch's own log lines (default: its errors only)");
-  flags.DefineSwitch("help", "show this help");
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed.message(), 2);
-  RouteExecutorchLog(flags.IsSet("verbose"));
-  if (flags.IsSet("help")) {
-    std::printf("usage: %s --model=whisper.pte [flags] speech.wav ...\n%s", argv[0], flags.Help().c_str());
-    return 0;
-  }
+  if (auto exit_status = tool.Start(argc, argv)) return *exit_status;
   auto beams = flags.GetInt("beams", 0, 64);
+  if (!beams.ok()) return tool.Fail(beams.status(), kUsageError);
   auto max_length = flags.GetInt("max_length", 0, 1 << 20);
-  auto threads = flags.GetInt("threads", 1, 256);
-  for (const auto* value : {&beams, &max_length, &threads}) {
-    if (!value->ok()) return Fail(value->status().message(), 2);
+  if (!max_length.ok()) return tool.Fail(max_length.status(), kUsageError);
+  if (!flags.IsSet("model")) {
+    return tool.Fail("--model is required (a Whisper program: pteforge-export --hf_seq2seq)", kUsageError);
   }
-  if (!flags.IsSet("model")) return Fail("--model is required (a Whisper program: pteforge-export --hf_seq2seq)", 2);
-  if (flags.positional().empty()) return Fail("give one or more WAV files", 2);
-  if (flags.IsSet("threads")) {
-    Status set = SetThreadCount(static_cast<uint32_t>(threads.value()));
-    if (!set.ok()) return Fail(set.message(), 1);
-  }
+  if (flags.positional().empty()) return tool.Fail("give one or more WAV files", kUsageError);
   auto transcriber = Transcriber::Open(flags.Get("model"));
-  if (!transcriber.ok()) return Fail(transcriber.status().message(), 1);
+  if (!transcriber.ok()) return tool.Fail(transcriber.status());
   TranscribeOptions options;
   options.language = flags.Get("language");
   options.task = flags.Get("task");
@@ -86,14 +67,14 @@ int Main(int argc, char** argv) {
   options.max_length = max_length.value();
   if (!flags.IsSet("quiet")) {
     const auto& info = transcriber.value()->info();
-    std::fprintf(stderr, "transcribe: %s, %s, %s, %d beam(s)\n", info.model_type.c_str(), options.language.c_str(),
-                 options.task.c_str(), options.beams > 0 ? options.beams : info.defaults.beams);
+    tool.Tell(info.model_type + ", " + options.language + ", " + options.task + ", " +
+              std::to_string(options.beams > 0 ? options.beams : info.defaults.beams) + " beam(s)");
   }
   int failures = 0;
   for (const std::string& path : flags.positional()) {
     auto samples = ReadSamples(path, transcriber.value()->sampling_rate());
     if (!samples.ok()) {
-      std::fprintf(stderr, "transcribe: %s\n", samples.status().message().c_str());
+      tool.Tell(samples.status().message());
       std::printf("\n");
       ++failures;
       continue;
@@ -103,7 +84,7 @@ int Main(int argc, char** argv) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!result.ok()) {
       // Bad options or a failing program: the same for every file.
-      return Fail(path + ": " + result.status().message(), 1);
+      return tool.Fail(path + ": " + result.status().message());
     }
     std::printf("%s\n", result->text.c_str());
     if (flags.IsSet("print_ids")) {

@@ -20,82 +20,57 @@
 #include <memory>
 #include <string>
 
-#include "cc/cli/executorch_log.h"
-#include "cc/cli/flags.h"
-#include "cc/runtime/threads.h"
+#include "cc/cli/default_model.h"
+#include "cc/cli/runtime_tool.h"
 #include "cc/vad/options.h"
 #include "cc/vad/run.h"
 #include "cc/vad/shared_program.h"
-#include "tools/cpp/runfiles/runfiles.h"
 
 namespace pteforge {
 namespace {
 
-int Fail(const std::string& message, int status) {
-  std::fprintf(stderr, "vad: error: %s\n", message.c_str());
-  return status;
-}
-
-std::string DefaultModel(const char* argv0) {
-  std::string error;
-  std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> runfiles(
-      bazel::tools::cpp::runfiles::Runfiles::Create(argv0, &error));
-  return runfiles ? runfiles->Rlocation(PTEFORGE_DEFAULT_MODEL) : "";
-}
-
 int Main(int argc, char** argv) {
-  Flags flags;
+  RuntimeTool tool("vad", "[flags] file.wav ... | vad [flags] --stdin_rate=16000 < audio.raw", /*default_threads=*/1);
+  Flags& flags = tool.flags();
   flags.Define("model", "the Silero VAD .pte (default: the one built with this binary)");
   flags.Define("stdin_rate", "read raw 16-bit mono PCM at this rate (16000 or 8000) from stdin");
-  flags.Define("threads", "threads for the kernels and XNNPACK", "1");
   flags.DefineSwitch("stats", "print timings as one JSON line on stderr");
-  flags.DefineSwitch("verbose", "show all of ExecuTorch's log");
-  flags.DefineSwitch("help", "show this help");
   DefineVadFlags(flags);
-  Status parsed = flags.Parse(argc, argv);
-  if (!parsed.ok()) return Fail(parsed.message(), 2);
-  if (flags.IsSet("help")) {
-    std::printf("usage: vad [flags] file.wav ... | vad [flags] --stdin_rate=16000 < audio.raw\n%s",
-                flags.Help().c_str());
-    return 0;
-  }
+  if (auto exit_status = tool.Start(argc, argv)) return *exit_status;
   auto options = ParseVadFlags(flags);
-  if (!options.ok()) return Fail(options.status().message(), 2);
-  auto threads = flags.GetInt("threads", 1, 256);
-  if (!threads.ok()) return Fail(threads.status().message(), 2);
+  if (!options.ok()) return tool.Fail(options.status(), kUsageError);
   const bool from_stdin = flags.IsSet("stdin_rate");
   if (from_stdin == !flags.positional().empty()) {
-    return Fail(from_stdin ? "give WAV files or --stdin_rate, not both"
-                           : "no input: give WAV files, or --stdin_rate=16000 to read raw PCM from stdin", 2);
+    return tool.Fail(from_stdin ? "give WAV files or --stdin_rate, not both"
+                                : "no input: give WAV files, or --stdin_rate=16000 to read raw PCM from stdin",
+                     kUsageError);
   }
   int rate = 0;
   if (from_stdin) {
     auto value = flags.GetInt("stdin_rate", 8000, 16000);
     if (!value.ok() || (value.value() != 8000 && value.value() != 16000)) {
-      return Fail("--stdin_rate=" + flags.Get("stdin_rate") + ": Silero VAD takes 16000 or 8000 Hz", 2);
+      return tool.Fail("--stdin_rate=" + flags.Get("stdin_rate") + ": Silero VAD takes 16000 or 8000 Hz", kUsageError);
     }
     rate = static_cast<int>(value.value());
   }
-
-  RouteExecutorchLog(flags.IsSet("verbose"));
-  Status set = SetThreadCount(static_cast<uint32_t>(threads.value()));
-  if (!set.ok()) return Fail(set.message(), 2);
-  std::string path = flags.IsSet("model") ? flags.Get("model") : DefaultModel(argv[0]);
-  if (path.empty()) return Fail("no default model next to this binary: give --model=<silero_vad .pte>", 2);
+  std::string path = flags.IsSet("model") ? flags.Get("model") : FindDefaultModel(argv[0], PTEFORGE_DEFAULT_MODEL);
+  if (path.empty()) {
+    return tool.Fail("no default model next to this binary: give --model=<silero_vad .pte>", kUsageError);
+  }
 
   auto started = std::chrono::steady_clock::now();
   auto program = SharedProgram::Map(path);
-  if (!program.ok()) return Fail(program.status().message(), 1);
+  if (!program.ok()) return tool.Fail(program.status());
   // The first stream's Session is what loading costs; the run opens its own.
   auto probe = program.value()->NewStream();
-  if (!probe.ok()) return Fail(probe.status().message(), 1);
+  if (!probe.ok()) return tool.Fail(probe.status());
   double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   probe.value().reset();
 
   RunStats stats;
   Status status = from_stdin ? RunRaw(*program.value(), stdin, rate, options.value(), stdout, &stats)
                              : RunFiles(*program.value(), flags.positional(), options.value(), stdout, &stats);
-  if (!status.ok()) return Fail(status.message(), 1);
+  if (!status.ok()) return tool.Fail(status);
   if (flags.IsSet("stats")) {
     double us = stats.chunks ? 1e6 * stats.model_seconds / stats.chunks : 0;
     std::fprintf(stderr,

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cc/translate/search.h"
+#include "cc/generate/search.h"
 
 namespace pteforge {
 

@@ -11,7 +11,7 @@
 // Whisper's: <|startoftranscript|>, the language token, the task token and
 // <|notimestamps|> (the two first only when the tokenizer has them: English-only models
 // have none), then generate()'s greedy or beam search with the model's settings
-// (cc/translate/search.h). The model side (features in, ids out) is a WhisperModel
+// (cc/generate/search.h). The model side (features in, ids out) is a WhisperModel
 // (whisper_model.h); this adds the windows, the features and the text. Not thread-safe.
 #ifndef PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
 #define PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "cc/runtime/session.h"
-#include "cc/translate/hf_text_tokenizer.h"
-#include "cc/translate/seq2seq_program.h"
+#include "cc/seq2seq/seq2seq_program.h"
+#include "cc/text/hf_text_tokenizer.h"
 #include "cc/whisper/log_mel.h"
 #include "cc/whisper/whisper_model.h"
 

@@ -1,8 +1,8 @@
 #include "cc/whisper/whisper_model.h"
 
+#include "cc/generate/search.h"
 #include "cc/runtime/constants.h"
-#include "cc/translate/marian_model.h"
-#include "cc/translate/search.h"
+#include "cc/seq2seq/marian_model.h"
 
 namespace pteforge {
 namespace {

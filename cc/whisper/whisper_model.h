@@ -1,7 +1,7 @@
 // WhisperModel: the model side of a Whisper program exported by pteforge.seq2seq
 // (encode(input_features, rows) / decode_step(tokens, decoder_attention_mask) /
 // reorder_cache over one cache), without its tokenizer: log-mel features in, token ids
-// out, with the program's generation settings (cc/translate/search.h). Everything here
+// out, with the program's generation settings (cc/generate/search.h). Everything here
 // also runs on a microcontroller (cc/embedded/transcribe_image.cc); Transcriber
 // (transcriber.h) adds the audio front end's windows and the text. Not thread-safe.
 #ifndef PTEFORGE_CC_WHISPER_WHISPER_MODEL_H_
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "cc/runtime/session.h"
-#include "cc/translate/seq2seq_program.h"
-#include "cc/translate/translation_model.h"
+#include "cc/seq2seq/seq2seq_program.h"
+#include "cc/seq2seq/translate_stats.h"
 #include "cc/whisper/log_mel.h"
 
 namespace pteforge {

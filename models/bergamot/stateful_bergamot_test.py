@@ -33,7 +33,7 @@ def setup():
 def _greedy(module, shortlist, sources):
     """Greedy decoding of a padded batch, each row over its own candidates and length
     limit, each step advancing only the rows still unfinished (what
-    cc/translate/bergamot_model.cc and search.cc do)."""
+    cc/seq2seq/bergamot_model.cc and search.cc do)."""
     width = max(map(len, sources))
     ids = torch.tensor([s + [EOS] * (width - len(s)) for s in sources])
     mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sources])

@@ -6,7 +6,7 @@ build action (models/llm/defs.bzl, tiny_causal_lm). Nothing is downloaded.
 The folder is what `save_pretrained` writes for a real model: config.json,
 model.safetensors, generation_config.json, tokenizer.json, tokenizer_config.json. The
 tokenizer is trained here with the `tokenizers` package, in the style its family's
-models use (cc/llm/testdata/make_golden.py trains the same styles for the tokenizer's
+models use (cc/text/testdata/make_golden.py trains the same styles for the tokenizer's
 golden test), and the model's vocabulary is exactly the tokenizer's, so that every id
 the random model produces has a token. initializer_range is larger than the families'
 0.02 so that random logits are far from flat: greedy decoding then produces varied
@@ -34,7 +34,7 @@ quiet_dependencies()  # before torch: a build action prints only its own lines
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
-from cc.llm.testdata import make_golden  # noqa: E402
+from cc.text.testdata import make_golden  # noqa: E402
 
 HIDDEN = 64
 LAYERS = 2

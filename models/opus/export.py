@@ -4,7 +4,7 @@ The program is a pteforge.seq2seq one (encode / decode_step / reorder_cache over
 shared cache, and the model's generation settings as constants: see
 python/pteforge/seq2seq) whose tokenizer is OPUS-MT's own: the SentencePiece models and
 the vocabulary travel as constants (models/translation_program.py's
-SENTENCEPIECE_CONSTANTS) instead of a tokenizer.json, and cc/translate tokenizes with
+SENTENCEPIECE_CONSTANTS) instead of a tokenizer.json, and cc/text tokenizes with
 them. What this file adds is finding and loading the checkpoint (models/opus/checkpoint.py).
 """
 

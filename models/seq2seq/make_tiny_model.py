@@ -31,7 +31,7 @@ quiet_dependencies()  # before torch: a build action prints only its own lines
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors  # noqa: E402
 
-from cc.llm.testdata import make_golden  # noqa: E402
+from cc.text.testdata import make_golden  # noqa: E402
 from pteforge.seq2seq.testing_models import FAMILIES, tiny_model  # noqa: E402
 
 VOCAB_SIZE = 400

@@ -1,5 +1,5 @@
 // Exact text parity with the Bergamot reference engine: translates a sentence file with
-// the .pte through cc/translate and compares every output line with the engine's raw
+// the .pte through cc/seq2seq and compares every output line with the engine's raw
 // output (engine_reference.py). Prints each mismatch and the exact-match rate per
 // model; fails when a rate is below --min_match. --max_tokens keeps only sentences of
 // at most that many tokens (</s> included), for emulated targets where a long
@@ -14,9 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "cc/cli/executorch_log.h"
-#include "cc/cli/flags.h"
-#include "cc/translate/translator.h"
+#include "cc/cli/runtime_tool.h"
+#include "cc/seq2seq/translator.h"
 
 namespace pteforge {
 namespace {
@@ -70,29 +69,22 @@ StatusOr<size_t> Compare(const std::string& model, const std::string& sentences_
 }
 
 int Main(int argc, char** argv) {
-  Flags flags;
+  RuntimeTool tool("bergamot_parity", "[flags] (<model.pte> <sentences.txt> <engine.txt>)...");
+  Flags& flags = tool.flags();
   flags.Define("limit", "compare only the first N lines of each file (0: all)", "0");
   flags.Define("max_tokens", "compare only sentences of at most N tokens (0: all)", "0");
   flags.Define("min_match", "fail below this exact-match percentage", "100");
-  Status parsed = flags.Parse(argc, argv);
+  if (auto exit_status = tool.Start(argc, argv)) return *exit_status;
   auto limit = flags.GetInt("limit", 0, 1 << 30);
+  if (!limit.ok()) return tool.Fail(limit.status(), kUsageError);
   auto max_tokens = flags.GetInt("max_tokens", 0, 1 << 30);
+  if (!max_tokens.ok()) return tool.Fail(max_tokens.status(), kUsageError);
   const auto& files = flags.positional();
-  if (!parsed.ok() || !limit.ok() || !max_tokens.ok() || files.empty() || files.size() % 3 != 0) {
-    std::string problem = !parsed.ok()       ? parsed.message()
-                          : !limit.ok()      ? limit.status().message()
-                          : !max_tokens.ok() ? max_tokens.status().message()
-                                             : "";
-    std::fprintf(stderr, "%s\nusage: %s [flags] (<model.pte> <sentences.txt> <engine.txt>)...\n%s", problem.c_str(),
-                 argv[0], flags.Help().c_str());
-    return 2;
-  }
-  RouteExecutorchLog(/*verbose=*/false);  // only ExecuTorch's errors, as the tools show them
+  if (files.empty() || files.size() % 3 != 0) return tool.Fail("give files in threes (see --help)", kUsageError);
   char* end = nullptr;
   const double min_match = std::strtod(flags.Get("min_match").c_str(), &end);
   if (end == nullptr || *end != '\0' || min_match < 0 || min_match > 100) {
-    std::fprintf(stderr, "--min_match=%s: expected a percentage\n", flags.Get("min_match").c_str());
-    return 2;
+    return tool.Fail("--min_match=" + flags.Get("min_match") + ": expected a percentage", kUsageError);
   }
   bool ok = true;
   for (size_t i = 0; i < files.size(); i += 3) {
@@ -100,7 +92,7 @@ int Main(int argc, char** argv) {
     auto matches = Compare(files[i], files[i + 1], files[i + 2], static_cast<size_t>(limit.value()),
                            static_cast<size_t>(max_tokens.value()), &total);
     if (!matches.ok()) {
-      std::fprintf(stderr, "%s: %s\n", files[i].c_str(), matches.status().message().c_str());
+      tool.Tell(files[i] + ": " + matches.status().message());
       ok = false;
     } else if (100.0 * matches.value() < min_match * total) {
       std::printf("FAILED: below %.2f%%\n", min_match);

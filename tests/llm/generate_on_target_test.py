@@ -5,7 +5,7 @@ tokenizer) text.
     generate_on_target_test.py --launcher=RLOCATION --program=RLOCATION [--text] [ARGS ...]
 
 The launcher runs generate (or a microcontroller image of it, which takes its prompts
-from a file: --input) under the target's emulator (toolchains/on_target_test.bzl).
+from a file: --input) under the target's emulator (bazel/on_target_test.bzl).
 Every prompt is run greedy, then sampled with each seed; ARGS are added to every run.
 """
 

@@ -1,6 +1,6 @@
 """Writes what Hugging Face produces for a Marian checkpoint: the tokenizer's input ids
 and generate()'s output ids, for batches of sentences with greedy and beam search.
-cc/translate's parity test must reproduce every id (opus_parity_test.cc).
+cc/seq2seq's parity test must reproduce every id (opus_parity_test.cc).
 
 Usage: hf_reference.py <checkpoint_dir> <sentences.txt> <max_length> <output.txt>
 

@@ -1,4 +1,4 @@
-// Token-for-token parity with Hugging Face: the .pte through cc/translate must give
+// Token-for-token parity with Hugging Face: the .pte through cc/seq2seq must give
 // MarianTokenizer's input ids and generate()'s output ids for every case that
 // hf_reference.py recorded (greedy and beam search, one sentence and batches).
 //
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cc/translate/translator.h"
+#include "cc/seq2seq/translator.h"
 
 namespace pteforge {
 namespace {

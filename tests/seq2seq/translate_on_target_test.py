@@ -4,7 +4,7 @@ M2M100's target-language token included.
 
     translate_on_target_test.py --launcher=RLOCATION --family=FAMILY --backend=BACKEND
 
-The launcher runs translate under the target's emulator (toolchains/on_target_test.bzl).
+The launcher runs translate under the target's emulator (bazel/on_target_test.bzl).
 """
 
 import argparse

@@ -1,6 +1,6 @@
 """The C++ translate tool on pteforge.seq2seq programs: for the tiny T5, BART, Marian and
 M2M100 of models/seq2seq, the source ids are the tokenizer.json's (C++ tokenizer), the
-generated ids equal transformers' generate() greedy and with 4 beams (cc/translate's
+generated ids equal transformers' generate() greedy and with 4 beams (cc/generate's
 search with the model's logits processors: forced BOS and EOS tokens, bad words,
 renormalization), and the text is the tokenizer's decoding of them. A Whisper program
 is refused with a clear error.

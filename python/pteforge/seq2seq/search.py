@@ -4,7 +4,7 @@ rule), so that a .pte's tokens can be compared with generate's one for one.
 
 The program side is a Decoder: step(tokens [rows], length) -> log-probabilities
 [rows, vocab] for the `length`-th decoder position, and reorder(beam_rows). The C++
-generator (cc/translate/search.cc) implements the same search.
+generator (cc/generate/search.cc) implements the same search.
 """
 
 from __future__ import annotations
