@@ -78,8 +78,8 @@ def check(path: str, text: str, stage: str, may_import: Sequence[str],
                           f"(pteforge.<stage>.<module>)")
         elif stages.index(other) > stages.index(stage):
             errors.append(f"{where}, in the {other} stage above it. A stage imports only stages below it "
-                          f"({', '.join(may_import) or 'none'}): move what it needs down, or have "
-                          f"{other} call {stage} instead (python/stages.bzl)")
+                          f"({', '.join(may_import) or 'none'}, python/stages.bzl): move what it needs "
+                          f"into {stage} or below, or call it from {other} or above")
         else:
             errors.append(f"{where}, in the {other} stage, which it does not declare "
                           f"(it may import {', '.join(may_import) or 'none'}); add {other} to its entry of "
