@@ -9,7 +9,7 @@ import pytest
 from runfiles import runfiles
 
 from benchmarks import bench_output, engine_process
-from pteforge import testing
+from pteforge.support import testing
 
 _LAUNCHER = runfiles.Create().Rlocation("pteforge/benchmarks/peak_rss.py")
 _ALLOCATE = "import sys; block = bytearray({mb} << 20); block[::4096] = b'x' * len(block[::4096]); sys.exit({status})"

@@ -10,7 +10,7 @@ import json
 import sys
 import time
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 
 def main(argv: list[str]) -> int:

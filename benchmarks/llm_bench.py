@@ -12,7 +12,7 @@
                   the same random model converted by llama.cpp's converter to GGUF, Q8_0
                   against our int8 and Q4_0 against our int4 (benchmarks/llama_cpp_worker.py)
 
-Weights: float32, int8 (pteforge.quantize.int8_linears: int8 per output channel) and int4
+Weights: float32, int8 (pteforge.lower.quantize.int8_linears: int8 per output channel) and int4
 (int4_linears: 4-bit per group of 32, torchao's 8da4w), both with dynamically quantized
 int8 activations and int8 embedding tables (quantize.QUANTIZERS), the same for the first
 three engines. Greedy, no EOS stop: the same
@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 quiet_dependencies()
 
@@ -47,9 +47,9 @@ import transformers  # noqa: E402
 from runfiles import runfiles  # noqa: E402
 
 from benchmarks import bench_output, llama_cpp_engine  # noqa: E402
-from pteforge import quantize as quantize_lib  # noqa: E402
 from pteforge.llm import export_causal_lm  # noqa: E402
-from pteforge.quiet import held_back  # noqa: E402
+from pteforge.lower import quantize as quantize_lib  # noqa: E402
+from pteforge.support.quiet import held_back  # noqa: E402
 
 SIZES = {
     # SmolLM2-135M's shape (HuggingFaceTB/SmolLM2-135M config.json), random weights.

@@ -33,7 +33,7 @@ Engines, each at float32 and int8:
                 calls encoder(input_ids=...), which Whisper's encoder does not take, so
                 its encoder is called positionally as optimum-executorch's wrapper does,
                 and the decoder's lm_head is Whisper's proj_out. int8: the same
-                quantization as pteforge's (pteforge.quantize.QUANTIZERS["int8"]: int8
+                quantization as pteforge's (pteforge.lower.quantize.QUANTIZERS["int8"]: int8
                 linear weights per channel with dynamic int8 activations, int8 embedding
                 tables) on the model before export.
   transformers  eager PyTorch (seq2seq_eager_worker.py), torch.set_num_threads(1): the
@@ -90,7 +90,7 @@ import sys
 import tempfile
 import time
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 quiet_dependencies()
 
@@ -101,9 +101,9 @@ from runfiles import runfiles  # noqa: E402
 
 from benchmarks import bench_output, engine_process, seq2seq_common, seq2seq_ct2_worker  # noqa: E402
 from benchmarks.seq2seq_common import ENGINES, MODELS, PRECISIONS  # noqa: E402
-from pteforge import quantize as quantize_lib  # noqa: E402
-from pteforge.quiet import held_back  # noqa: E402
+from pteforge.lower import quantize as quantize_lib  # noqa: E402
 from pteforge.seq2seq import export as seq2seq_export  # noqa: E402
+from pteforge.support.quiet import held_back  # noqa: E402
 
 _RUNFILES = runfiles.Create()
 # pteforge's decoder rows: one, as batch 1 greedy needs (and the cache is planned for).

@@ -4,7 +4,7 @@ ids, the rates and the goals. No model, no export."""
 import pytest
 
 from benchmarks import seq2seq_common as common
-from pteforge import testing
+from pteforge.support import testing
 
 
 def test_whisper_vocabulary_puts_the_special_tokens_at_whispers_ids():

@@ -26,7 +26,7 @@ import json
 import sys
 import time
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 
 class _Vocabulary:

@@ -7,7 +7,7 @@ ids separated by spaces (text models). Eager PyTorch, torch.set_num_threads(thre
 the encoder once (encode_ms), then the model's own forward with its cache
 (EncoderDecoderCache; the cross-attention keys and values are projected on the first
 call and kept), the whole prompt in the first call and one call per token after it,
-greedy. int8: pteforge.quantize.QUANTIZERS["int8"] on the model, what
+greedy. int8: pteforge.lower.quantize.QUANTIZERS["int8"] on the model, what
 export_seq2seq_lm(quantize="int8") applies. A short untimed warm-up runs first. Prints
 the new token ids on stdout and one JSON line on stderr.
 """
@@ -18,7 +18,7 @@ import json
 import sys
 import time
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 quiet_dependencies()
 
@@ -30,9 +30,9 @@ def main(argv: list[str]) -> int:
     prompt = [int(t) for t in argv[5].split()]
     import numpy as np
 
-    from pteforge import quantize
-    from pteforge.quiet import held_back
+    from pteforge.lower import quantize
     from pteforge.seq2seq.export import load_hf_seq2seq
+    from pteforge.support.quiet import held_back
 
     torch.set_num_threads(threads)
     model = load_hf_seq2seq(folder)

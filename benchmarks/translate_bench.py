@@ -105,7 +105,7 @@ def _convert_ct2(checkpoint: str, directory: str, quantization: str | None) -> s
 def main(argv: list[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {' '.join(argv[1:])}")
-    from pteforge.quiet import quiet_dependencies
+    from pteforge.support.quiet import quiet_dependencies
 
     quiet_dependencies()
     if FLAGS.quick:

@@ -14,7 +14,7 @@ import subprocess
 
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 
 import references
 

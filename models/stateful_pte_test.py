@@ -6,7 +6,7 @@ import torch
 from executorch.runtime import Runtime
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 
 
 def _load():

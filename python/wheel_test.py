@@ -10,7 +10,7 @@ import sysconfig
 
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 WHEEL = _RUNFILES.Rlocation("pteforge/python/pteforge-0.1.0-py3-none-any.whl")
@@ -48,10 +48,14 @@ def test_the_wheel_installs_and_exports_the_stateful_example(tmp_path):
     assert exported.returncode == 0, exported.stderr
     assert out.read_bytes()[4:8] == b"ET12"  # an ExecuTorch program
     assert (user / "stateful.report.json").exists()
+    summary = subprocess.run([venv / "bin" / "pteforge", "report", user / "stateful.report.json"],
+                             capture_output=True, text=True, env=_clean_environment())
+    assert summary.returncode == 0, summary.stderr
+    assert summary.stdout.startswith("stateful (portable): "), summary.stdout
 
     where = subprocess.run(
-        [python, "-c", "import pteforge.exporter as e, importlib.util as u; "
-                       "print(e.__file__); print(u.find_spec('pteforge.exporter_test'))"],
+        [python, "-c", "import pteforge.program.exporter as e, importlib.util as u; "
+                       "print(e.__file__); print(u.find_spec('pteforge.program.exporter_test'))"],
         capture_output=True, text=True, env=_clean_environment(), check=True).stdout.split()
     assert where[0].startswith(site), where  # the installed package
     assert where[1] == "None"  # tests are not part of it

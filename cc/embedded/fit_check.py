@@ -176,7 +176,7 @@ def check(image: str, board_name: str, parts: list[tuple[str, str, int]]) -> tup
             "",
             f"{image} does not fit {board_name}: the largest parts are "
             + ", ".join(f"{d} ({_human(s)})" for d, _, s in biggest) + ".",
-            "To make it fit: a smaller model, or int8 weights (pteforge.quantize) to shrink the program; "
+            "To make it fit: a smaller model, or int8 weights (pteforge.lower.quantize) to shrink the program; "
             "smaller dynamic-shape bounds to shrink the arenas; a smaller heap_kb / stack_kb; or a board "
             "with external memory (board = \"mps3_an547\").",
         ]

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 # Bytes the runtime allocates per item, upper bounds for 32- and 64-bit targets
 # (runtime/executor/method.cpp, tensor_parser_portable.cpp: an EValue is 16 bytes, a

@@ -4,8 +4,8 @@ what ExecuTorch's registry takes."""
 import pytest
 
 from cc.kernels import gen_registration
-from pteforge import testing
 from pteforge.cortex_m import ops
+from pteforge.support import testing
 
 
 def test_every_defined_operator_has_a_kernel_and_no_more():

@@ -5,7 +5,7 @@ import subprocess
 
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 
 import pytest
 

@@ -9,7 +9,7 @@ import subprocess
 from runfiles import runfiles
 
 from models.bergamot import package
-from pteforge import testing
+from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 TRANSLATE = _RUNFILES.Rlocation("pteforge/cc/tools/translate")

@@ -23,13 +23,14 @@ from models.bergamot.reference import EOS, LENGTH_FACTOR
 from models.bergamot.shortlist import ShortlistFormatError, read_shortlist
 from models.bergamot.stateful_bergamot import StatefulBergamot
 from models.translation_program import add_translation_constants, vocab_text
-from pteforge import Call, ExportError, MultiMethodExporter, Tolerance, quantize
+from pteforge import Call, ExportError, MultiMethodExporter, Tolerance
+from pteforge.lower import quantize
 
 UNK = 1
 SHORTLIST_MULTIPLE = 8  # candidates padded to a multiple of 8, as the engine does
 
 
-# What this exporter quantizes: int8 linear layers (pteforge.quantize.int8_linears).
+# What this exporter quantizes: int8 linear layers (pteforge.lower.quantize.int8_linears).
 QUANTIZATIONS = ("none", "int8")
 
 def make_exporter(
@@ -46,7 +47,7 @@ def make_exporter(
       max_source: longest source in tokens, </s> included. The decoder gets
         ceil(2.5 x max_source) + 1 positions.
       quantization: "none" (float32) or "int8" (int8 weights per channel, dynamically
-        quantized activations, for XNNPACK: see pteforge.quantize).
+        quantized activations, for XNNPACK: see pteforge.lower.quantize).
     """
     if quantization not in QUANTIZATIONS:
         raise ExportError(f"quantization={quantization!r}: expected one of {', '.join(QUANTIZATIONS)}")

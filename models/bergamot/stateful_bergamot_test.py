@@ -12,7 +12,7 @@ from models.bergamot.marian_binary import read_model
 from models.bergamot.reference import EOS, LENGTH_FACTOR, Reference
 from models.bergamot.shortlist import read_shortlist
 from models.bergamot.stateful_bergamot import StatefulBergamot
-from pteforge import testing
+from pteforge.support import testing
 
 SOURCES = [
     [1048, 125, 4, 31, 2960, 3, EOS],

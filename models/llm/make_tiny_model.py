@@ -27,7 +27,7 @@ import json
 import os
 import sys
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 quiet_dependencies()  # before torch: a build action prints only its own lines
 

@@ -4,7 +4,7 @@ incomplete directories."""
 import os
 
 from models.opus import checkpoint
-from pteforge import testing
+from pteforge.support import testing
 
 import pytest
 

@@ -19,7 +19,7 @@ from pteforge.seq2seq import seq2seq_exporter
 
 _log = logging.getLogger("pteforge")
 
-# What this exporter quantizes: int8 linear layers (pteforge.quantize.int8_linears).
+# What this exporter quantizes: int8 linear layers (pteforge.lower.quantize.int8_linears).
 QUANTIZATIONS = ("none", "int8")
 
 UNTRAINED_WARNING = (
@@ -43,7 +43,7 @@ def make_exporter(
       max_source: longest source in tokens, </s> included.
       max_target: most decoder positions, the start token included.
       quantization: "none" (float32) or "int8" (int8 weights per channel, dynamically
-        quantized activations, for XNNPACK: see pteforge.quantize). Not bit-exact
+        quantized activations, for XNNPACK: see pteforge.lower.quantize). Not bit-exact
         with Hugging Face any more.
     """
     if quantization not in QUANTIZATIONS:

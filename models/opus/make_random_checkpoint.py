@@ -5,7 +5,7 @@ Usage: make_random_checkpoint.py <out_dir> <full|tiny> <source_corpus> <target_c
 
 import sys
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 
 def main(argv: list[str]) -> int:

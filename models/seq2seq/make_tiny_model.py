@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import sys
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 quiet_dependencies()  # before torch: a build action prints only its own lines
 

@@ -16,7 +16,7 @@ from runfiles import runfiles
 
 import pteforge
 from models.silero_vad import model
-from pteforge import testing
+from pteforge.support import testing
 from tests.vad import audio_files
 
 # Largest |program - jit| allowed per program, over every chunk of the test audio.

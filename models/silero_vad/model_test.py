@@ -6,7 +6,7 @@ int8 weights (int8.py) stays close."""
 import torch
 
 from models.silero_vad import columns, int8, model, package
-from pteforge import testing
+from pteforge.support import testing
 from tests.vad import audio_files
 
 SPEECH = ["en_us_16k.wav", "de_16k_noisy.wav", "en_gb_8k.wav", "fr_8k_noisy.wav"]

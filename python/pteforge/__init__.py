@@ -9,26 +9,26 @@ Public API:
   set_verbose          show (True) what torch and ExecuTorch print, held back by default
 
 The names load their modules on first use, so that `import pteforge.<module>` of a light
-module (e.g. pteforge.quiet) does not import torch and executorch.
+module (e.g. pteforge.support.quiet) does not import torch and executorch.
 """
 
 import importlib
 
-from pteforge import quiet as _quiet
+from pteforge.support import quiet as _quiet
 
 # torch and torchao log a few lines when first imported (by whichever pteforge module
 # needs them); a program using pteforge prints only pteforge's own (--verbose shows all).
 _quiet.hold_back_import_noise()
 
 _EXPORTS = {
-    "Call": "pteforge.spec",
-    "ExportError": "pteforge.errors",
-    "LoadedProgram": "pteforge.runtime",
-    "MultiMethodExporter": "pteforge.exporter",
-    "PteProgram": "pteforge.program",
-    "Tolerance": "pteforge.spec",
-    "load": "pteforge.runtime",
-    "set_verbose": "pteforge.quiet",
+    "Call": "pteforge.support.spec",
+    "ExportError": "pteforge.support.errors",
+    "LoadedProgram": "pteforge.run.runtime",
+    "MultiMethodExporter": "pteforge.program.exporter",
+    "PteProgram": "pteforge.program.pte_program",
+    "Tolerance": "pteforge.support.spec",
+    "load": "pteforge.run.runtime",
+    "set_verbose": "pteforge.support.quiet",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -6,8 +6,8 @@
         deps = [":stateful"],                     # py_library holding the factory
         backend = "portable",                     # or "xnnpack", "cortex_m"
         model_args = {"rows": "4"},               # factory keyword arguments ($(execpath) expands)
-        replay = True,                            # also stateful.replay.txt (pteforge.replay)
-        plan_svg = True,                          # also stateful.plan.svg (pteforge.plan_svg)
+        replay = True,                            # also stateful.replay.txt (pteforge.verify.replay)
+        plan_svg = True,                          # also stateful.plan.svg (pteforge.report.plan_svg)
     )
 
 The output files are named after the target, without a trailing "_pte"; the target's
@@ -97,7 +97,7 @@ def run_exporter(ctx, arguments, inputs, replay = False, plan_svg = False):
       arguments: what to export and how (--model=... or --hf_model=..., --backend=...).
       inputs: a depset of the files the export reads.
       replay: also write the conformance replay record.
-      plan_svg: also draw the memory plan (pteforge.plan_svg).
+      plan_svg: also draw the memory plan (pteforge.report.plan_svg).
 
     Returns:
       The rule's providers: the .pte as default output, the report and replay record
@@ -162,7 +162,7 @@ _pte_export = rule(
         ),
         "plan_svg": attr.bool(
             doc = "Also write <name>.plan.svg: the memory plan as a picture (output group " +
-                  "\"plan\"; pteforge.plan_svg).",
+                  "\"plan\"; pteforge.report.plan_svg).",
         ),
         "model_args": attr.string_dict(
             doc = "Keyword arguments for the factory; $(execpath ...) of `data` expands.",

@@ -1,14 +1,14 @@
 """Entry point: python -m pteforge.export --model=package.module:factory --out=x.pte
 (installed: pteforge-export ...)
 
-The flags are pteforge.cli's; --help lists them.
+The flags are pteforge.cli.export's; --help lists them.
 """
 
 import sys
 
 from absl import app, flags
 
-from pteforge import cli
+from pteforge.cli import export as cli
 
 # --help shows the main module's flags only: make cli's this module's own.
 flags.adopt_module_key_flags(cli)

@@ -8,7 +8,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from pteforge.spec import Tolerance
+from pteforge.support.spec import Tolerance
 
 # torch.export drops `self.h = ...`; pteforge refuses it, naming the buffer.
 REASSIGNED = (r"^method 'step', buffer 'h': assigns a new tensor to the buffer \(`self\.h = \.\.\.`\)\. "

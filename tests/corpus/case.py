@@ -13,7 +13,7 @@ from typing import Callable, Mapping
 
 import torch
 
-from pteforge.spec import MethodSpec, Tolerance
+from pteforge.support.spec import MethodSpec, Tolerance
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.export import Dim
 
-from pteforge.spec import MethodSpec
+from pteforge.support.spec import MethodSpec
 
 from tests.corpus.builders import INT8_TOLERANCE, built, example_inputs, i64
 from tests.corpus.case import Case
@@ -109,7 +109,7 @@ class QuantizedRNN(nn.Module):
 
 
 def _int8(module: nn.Module) -> nn.Module:
-    from pteforge.quantize import int8_linears
+    from pteforge.lower.quantize import int8_linears
 
     return int8_linears(module)
 

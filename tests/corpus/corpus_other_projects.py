@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.export import Dim
 
-from pteforge.spec import MethodSpec
+from pteforge.support.spec import MethodSpec
 
 from tests.corpus.builders import built, example_inputs, i64
 from tests.corpus.case import Case

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from pteforge.spec import MethodSpec
+from pteforge.support.spec import MethodSpec
 
 from tests.corpus.builders import built, example_inputs
 from tests.corpus.case import Case

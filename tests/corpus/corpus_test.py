@@ -13,7 +13,8 @@ import sys
 import torch
 from runfiles import runfiles
 
-from pteforge import ExportError, MultiMethodExporter, testing
+from pteforge import ExportError, MultiMethodExporter
+from pteforge.support import testing
 from tests.corpus.corpus_models import CASES
 
 import pytest
@@ -21,7 +22,7 @@ import pytest
 SEQUENCES = int(os.environ.get("PTEFORGE_CORPUS_SEQUENCES", "2"))
 CALLS = int(os.environ.get("PTEFORGE_CORPUS_CALLS", "12"))
 
-# The replay record holds these dtypes (pteforge.replay); state of others is checked
+# The replay record holds these dtypes (pteforge.verify.replay); state of others is checked
 # in Python only.
 _REPLAYABLE = {torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
                torch.int16, torch.int8, torch.uint8, torch.bool}

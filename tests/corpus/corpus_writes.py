@@ -6,7 +6,7 @@ import torch
 from torch import nn
 from torch.export import Dim
 
-from pteforge.spec import MethodSpec
+from pteforge.support.spec import MethodSpec
 
 from tests.corpus.builders import REASSIGNED, built, example_inputs, i64
 from tests.corpus.case import Case

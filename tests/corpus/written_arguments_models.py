@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.export import Dim
 
-from pteforge.spec import MethodSpec
+from pteforge.support.spec import MethodSpec
 
 from tests.corpus.case import Case
 

@@ -17,7 +17,7 @@ import sys
 
 import yaml
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 # Registered by the runtime's prim_ops library, whatever the selection.
 _PRIMITIVE_PREFIXES = ("executorch_prim::", "aten::sym_", "aten::_local_scalar_dense")

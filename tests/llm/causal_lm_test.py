@@ -15,10 +15,10 @@ import torch
 from runfiles import runfiles
 from tokenizers import Tokenizer
 
-from pteforge import testing
 from pteforge.llm import CacheFullError, load_causal_lm
 from pteforge.llm.export import load_hf_model
-from pteforge.runtime import ExecutorchError
+from pteforge.run.runtime import ExecutorchError
+from pteforge.support import testing
 
 FAMILY = next(arg.split("=", 1)[1] for arg in sys.argv if arg.startswith("--family="))
 BACKENDS = ("portable", "xnnpack")

@@ -15,9 +15,9 @@ import torch
 from runfiles import runfiles
 from tokenizers import Tokenizer
 
-from pteforge import testing
 from pteforge.llm import load_causal_lm
 from pteforge.llm.export import load_hf_model
+from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 GENERATE = _RUNFILES.Rlocation("pteforge/cc/tools/generate")

@@ -1,7 +1,7 @@
 """Quantized language models: the tiny Llama and Qwen2 with int8 (per channel) and int4
 (per group of 32, torchao's 8da4w) linear layers on XNNPACK. Their greedy tokens equal
 transformers' generate(do_sample=False) on the same model quantized the same way in
-eager PyTorch (pteforge.quantize), for prompts of several lengths up to a full cache;
+eager PyTorch (pteforge.lower.quantize), for prompts of several lengths up to a full cache;
 and the quantized programs are smaller than the float32 one (int4 < int8 < float32).
 
 Activations are quantized at run time, and where eager PyTorch and XNNPACK round a value
@@ -19,10 +19,10 @@ import pytest
 import torch
 from runfiles import runfiles
 
-from pteforge import quantize as quantize_lib
-from pteforge import testing
 from pteforge.llm import load_causal_lm
 from pteforge.llm.export import load_hf_model
+from pteforge.lower import quantize as quantize_lib
+from pteforge.support import testing
 
 MAX_SEQ_LEN = 64  # as models/llm/BUILD.bazel exports them
 NEAR_TIE = 0.01

@@ -13,7 +13,7 @@ Output format, one record per line:
 
 import sys
 
-from pteforge.quiet import held_back, quiet_dependencies
+from pteforge.support.quiet import held_back, quiet_dependencies
 
 # Batches (as indices into the sentence file) and beam widths: greedy and beams, one
 # sentence and several (padded to the longest).

@@ -11,7 +11,7 @@ import sys
 import torch
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 TINY = _RUNFILES.Rlocation("pteforge/models/opus/tiny_random_checkpoint")

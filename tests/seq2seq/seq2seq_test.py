@@ -17,9 +17,9 @@ from runfiles import runfiles
 from tokenizers import Tokenizer
 from transformers.generation.utils import GenerationMixin
 
-from pteforge import testing
 from pteforge.seq2seq import load_seq2seq
 from pteforge.seq2seq.export import load_hf_seq2seq
+from pteforge.support import testing
 
 FAMILY = next(arg.split("=", 1)[1] for arg in sys.argv if arg.startswith("--family="))
 BACKENDS = ("portable", "xnnpack")

@@ -17,7 +17,7 @@ import pytest
 from runfiles import runfiles
 from tokenizers import Tokenizer
 
-from pteforge import testing
+from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 TRANSCRIBE = _RUNFILES.Rlocation("pteforge/cc/tools/transcribe")

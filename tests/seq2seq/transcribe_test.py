@@ -17,8 +17,8 @@ from tokenizers import Tokenizer
 from transformers import WhisperFeatureExtractor
 from transformers.generation.utils import GenerationMixin
 
-from pteforge import testing
 from pteforge.seq2seq.export import load_hf_seq2seq
+from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 TRANSCRIBE = _RUNFILES.Rlocation("pteforge/cc/tools/transcribe")

@@ -14,8 +14,8 @@ import torch
 from runfiles import runfiles
 from tokenizers import Tokenizer
 
-from pteforge import testing
 from pteforge.seq2seq.export import load_hf_seq2seq
+from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 TRANSLATE = _RUNFILES.Rlocation("pteforge/cc/tools/translate")

@@ -8,7 +8,7 @@ Usage: export_smoke.py <output.pte>
 
 import sys
 
-from pteforge.quiet import held_back, quiet_dependencies
+from pteforge.support.quiet import held_back, quiet_dependencies
 
 quiet_dependencies()  # before torch and executorch are imported
 import torch  # noqa: E402

@@ -5,7 +5,7 @@ import torch
 from executorch.runtime import Runtime
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 from tests.smoke.export_smoke import Affine
 
 

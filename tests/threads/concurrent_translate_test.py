@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 PROGRAMS = {

@@ -7,7 +7,7 @@ import subprocess
 
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 
 CANARY = runfiles.Create().Rlocation("pteforge/tests/threads/race_canary")
 

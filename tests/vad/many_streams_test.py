@@ -11,7 +11,7 @@ import pytest
 from runfiles import runfiles
 
 from benchmarks import engine_process
-from pteforge import testing
+from pteforge.support import testing
 from tests.vad import audio_files
 
 _RUNFILES = runfiles.Create()

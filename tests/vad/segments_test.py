@@ -14,7 +14,7 @@ import silero_vad
 import torch
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 from tests.vad import audio_files
 
 CASES = 2500

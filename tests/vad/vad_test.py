@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from runfiles import runfiles
 
-from pteforge import testing
+from pteforge.support import testing
 from tests.vad import audio_files
 
 _RUNFILES = runfiles.Create()

@@ -38,7 +38,7 @@ import tempfile
 import yaml
 
 from cc.kernels import gen_registration
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 # The kernel libraries ExecuTorch's codegen registers, each generated on its own, and
 # the files kept of each.

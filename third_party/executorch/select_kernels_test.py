@@ -12,7 +12,8 @@ import pytest
 import torch
 from runfiles import runfiles
 
-from pteforge import MultiMethodExporter, testing
+from pteforge import MultiMethodExporter
+from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 _TOOL = _RUNFILES.Rlocation("pteforge/third_party/executorch/select_kernels")

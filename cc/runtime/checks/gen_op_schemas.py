@@ -18,7 +18,7 @@ Usage: gen_op_schemas.py <output.inc>
 
 import sys
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 
 def _kinds(t) -> str:

@@ -14,7 +14,7 @@ import wave
 
 import numpy as np
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 quiet_dependencies()
 

@@ -7,8 +7,9 @@ import pytest
 import torch
 from torch import nn
 
-from pteforge import ExportError, MultiMethodExporter, testing
+from pteforge import ExportError, MultiMethodExporter
 from pteforge.cortex_m import kernels, lowering, ops, quantize
+from pteforge.support import testing
 
 
 def _formula_dq(bits, x, weight, weight_scales, input_scales, bias, relu):
@@ -81,7 +82,7 @@ class Network(nn.Module):
 
 
 def _captured(module):
-    from pteforge.capture import capture
+    from pteforge.capture.capture import capture
 
     return capture(module, "step", type(module).step, (torch.randn(3, 12),)).program
 

@@ -17,7 +17,7 @@ import ctypes
 import functools
 import os
 
-from pteforge.errors import ExportError
+from pteforge.support.errors import ExportError
 
 LIBRARY_ENV = "PTEFORGE_KERNELS_LIBRARY"
 _RUNFILE = "pteforge/cc/kernels/libpteforge_kernels.so"

@@ -8,7 +8,7 @@ CMSIS-NN's int8 kernels (16 multiply-accumulates per Helium instruction), int16 
 pteforge's Helium loop (8 per instruction, with 256 times finer activations: what a
 model that int8 activations move too far needs).
 
-As with pteforge.quantize for XNNPACK, the quantized module is what the exporter's
+As with pteforge.lower.quantize for XNNPACK, the quantized module is what the exporter's
 conformance check compares against; how far int8 moves a model's outputs from float32
 is a model-level question for its tests and benchmarks.
 """

@@ -6,8 +6,8 @@ switch is made on the exported copy, never on the user's model."""
 import pytest
 import torch
 
-from pteforge import testing
 from pteforge.llm import attention
+from pteforge.support import testing
 
 
 def _reference(query, key, value, mask, scaling, softcap=None):

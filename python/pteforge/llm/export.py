@@ -19,14 +19,14 @@ import torch
 from torch import nn
 from torch.export import Dim
 
-from pteforge import quantize as quantize_lib
-from pteforge.errors import ExportError
-from pteforge.exporter import MultiMethodExporter
 from pteforge.llm import program_constants
 from pteforge.llm.static_cache import CausalLmWithCache
-from pteforge.program import PteProgram
-from pteforge.quiet import held_back
-from pteforge.spec import BACKENDS, DYNAMIC_INT8_TOLERANCE, SCALED_TOLERANCE, Call
+from pteforge.lower import quantize as quantize_lib
+from pteforge.program.exporter import MultiMethodExporter
+from pteforge.program.pte_program import PteProgram
+from pteforge.support.errors import ExportError
+from pteforge.support.quiet import held_back
+from pteforge.support.spec import BACKENDS, DYNAMIC_INT8_TOLERANCE, SCALED_TOLERANCE, Call
 
 _log = logging.getLogger("pteforge")
 
@@ -105,7 +105,7 @@ def export_causal_lm(
       quantize: None, "int8" (int8 weights per output channel) or "int4" (4-bit weights
         per group of 32 input channels, torchao's 8da4w), both with dynamically
         quantized int8 activations and int8 embedding tables; XNNPACK only
-        (pteforge.quantize.QUANTIZERS). The model itself
+        (pteforge.lower.quantize.QUANTIZERS). The model itself
         is not modified; conformance compares against the same quantization in eager.
       tokenizer_dir: a folder with the model's tokenizer.json (and optionally
         tokenizer_config.json): stored in the .pte so that it generates text alone.

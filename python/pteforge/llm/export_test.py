@@ -10,9 +10,11 @@ import transformers
 from absl import flags
 from tokenizers import Tokenizer, models
 
-from pteforge import ExportError, cli, testing
+from pteforge import ExportError
+from pteforge.cli import export as cli
 from pteforge.llm import export_causal_lm
 from pteforge.llm.export import load_hf_model
+from pteforge.support import testing
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +57,8 @@ def _run(capsys, *args):
 
 
 @pytest.mark.parametrize("args, status, message", [
-    (["--hf_model=DIR", "--model=pteforge.testing_models:make_cache"], 2, "give one of --model"),
-    (["--max_seq_len=64", "--model=pteforge.testing_models:make_cache"], 2, "--max_seq_len is for --hf_model"),
+    (["--hf_model=DIR", "--model=pteforge.program.testing_models:make_cache"], 2, "give one of --model"),
+    (["--max_seq_len=64", "--model=pteforge.program.testing_models:make_cache"], 2, "--max_seq_len is for --hf_model"),
     (["--hf_model=DIR", "--model_args=a=b"], 2, "--model_args is for --model factories"),
     (["--hf_model=DIR", "--quantize=int8"], 2, "--quantize=int8 needs --backend=xnnpack"),
     (["--hf_model=DIR", "--quantize=int4"], 2, "--quantize=int4 needs --backend=xnnpack"),

@@ -14,7 +14,7 @@ import os
 import torch
 
 from pteforge.llm.program_constants import FAMILY, TOKENIZER_JSON
-from pteforge.runtime import LoadedProgram
+from pteforge.run.runtime import LoadedProgram
 
 
 class CacheFullError(ValueError):

@@ -25,7 +25,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from pteforge.errors import ExportError
+from pteforge.support.errors import ExportError
 
 FAMILY = "causal_lm"
 TOKENIZER_JSON = "tokenizer_json"

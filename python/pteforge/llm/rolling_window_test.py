@@ -7,9 +7,9 @@ import pytest
 import torch
 import transformers
 
-from pteforge import testing
 from pteforge.llm import export_causal_lm, load_causal_lm
 from pteforge.llm.rolling_window import window_mask
+from pteforge.support import testing
 
 WINDOW, MAX_SEQ_LEN = 6, 48
 

@@ -27,9 +27,9 @@ import inspect
 import torch
 from torch import nn
 
-from pteforge.errors import ExportError
 from pteforge.llm.attention import use_grouped_attention
 from pteforge.llm.rolling_window import WINDOW_MASKS, rolling_window_layer, window_mask
+from pteforge.support.errors import ExportError
 
 POSITION = "position"
 

@@ -6,8 +6,9 @@ import pytest
 import torch
 import transformers
 
-from pteforge import ExportError, testing
+from pteforge import ExportError
 from pteforge.llm.static_cache import CausalLmWithCache
+from pteforge.support import testing
 
 TINY = dict(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=2, max_position_embeddings=64, initializer_range=0.1)

@@ -21,14 +21,14 @@ import torch
 from torch import nn
 from torch.export import Dim
 
-from pteforge import quantize as quantize_lib
-from pteforge.errors import ExportError
-from pteforge.exporter import MultiMethodExporter
-from pteforge.program import PteProgram
-from pteforge.quiet import held_back
+from pteforge.lower import quantize as quantize_lib
+from pteforge.program.exporter import MultiMethodExporter
+from pteforge.program.pte_program import PteProgram
 from pteforge.seq2seq import families, program_constants
 from pteforge.seq2seq.cache import Seq2SeqWithCache, with_cache
-from pteforge.spec import BACKENDS, DYNAMIC_INT8_TOLERANCE, SCALED_TOLERANCE, Call
+from pteforge.support.errors import ExportError
+from pteforge.support.quiet import held_back
+from pteforge.support.spec import BACKENDS, DYNAMIC_INT8_TOLERANCE, SCALED_TOLERANCE, Call
 
 QUANTIZATIONS = (None, "int8")
 DEFAULTS = {"max_source_len": 128, "max_target_len": 128, "max_rows": 8}

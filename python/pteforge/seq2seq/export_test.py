@@ -9,10 +9,12 @@ import torch
 import transformers
 from absl import flags
 
-from pteforge import ExportError, cli, testing
+from pteforge import ExportError
+from pteforge.cli import export as cli
 from pteforge.seq2seq import export_seq2seq_lm, load_seq2seq
 from pteforge.seq2seq.export import load_hf_seq2seq
 from pteforge.seq2seq.testing_models import tiny_model
+from pteforge.support import testing
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +103,8 @@ def _run(capsys, *args):
     (["--hf_seq2seq=DIR", "--hf_model=DIR"], 2, "give one of --model"),
     (["--hf_seq2seq=DIR", "--max_seq_len=64"], 2, "--max_seq_len is for --hf_model exports"),
     (["--hf_model=DIR", "--max_rows=4"], 2, "--max_rows is for --hf_seq2seq exports"),
-    (["--model=pteforge.testing_models:make_cache", "--max_target_len=4"], 2, "--max_target_len is for --hf_seq2seq"),
+    (["--model=pteforge.program.testing_models:make_cache", "--max_target_len=4"], 2,
+     "--max_target_len is for --hf_seq2seq"),
     (["--hf_seq2seq=DIR", "--quantize=int4", "--backend=xnnpack"], 2, "--hf_seq2seq takes none or int8"),
     (["--hf_seq2seq=DIR/missing"], 2, "no such folder"),
     (["--hf_seq2seq=DIR"], 1, "is not a Hugging Face model folder"),

@@ -13,7 +13,7 @@ import dataclasses
 
 from torch import nn
 
-from pteforge.errors import ExportError
+from pteforge.support.errors import ExportError
 
 # transformers model_type values.
 # Each one's cached decoder equals its full forward (families_test.py). NLLB's

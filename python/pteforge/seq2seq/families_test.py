@@ -9,9 +9,9 @@ import pytest
 import torch
 import transformers as tf
 
-from pteforge import testing
 from pteforge.seq2seq import families
 from pteforge.seq2seq.cache import with_cache
+from pteforge.support import testing
 
 _BART_LIKE = dict(vocab_size=96, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
                   decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64, dropout=0.0,

@@ -15,7 +15,7 @@ import sys
 
 from absl import app, flags
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", None, "A .pte from export_seq2seq_lm / pteforge-export --hf_seq2seq.")
@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
     quiet_dependencies()
     from tokenizers import Tokenizer
 
-    from pteforge.runtime import ExecutorchError
+    from pteforge.run.runtime import ExecutorchError
     from pteforge.seq2seq.generation import load_seq2seq
 
     texts = argv[1:]

@@ -15,7 +15,7 @@ import os
 
 import torch
 
-from pteforge.runtime import LoadedProgram
+from pteforge.run.runtime import LoadedProgram
 from pteforge.seq2seq import search
 from pteforge.seq2seq.program_constants import FAMILY
 

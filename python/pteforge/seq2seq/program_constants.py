@@ -26,9 +26,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from pteforge.errors import ExportError
 from pteforge.llm.program_constants import TOKENIZER_JSON, token_ids, tokenizer_constants  # noqa: F401 (re-exported)
 from pteforge.seq2seq import families
+from pteforge.support.errors import ExportError
 
 FAMILY = "seq2seq"
 
