@@ -1,4 +1,4 @@
-"""Fails when a stage of the exporter imports a stage it may not (python/stages.bzl).
+"""Fails when a stage of the exporter imports a stage it may not (bazel/stages.bzl).
 
     stage_imports.py --stage=lower --may_import=cortex_m,support \\
         --stages=support,capture,...,cli --out=FILE SOURCE.py...
@@ -78,12 +78,12 @@ def check(path: str, text: str, stage: str, may_import: Sequence[str],
                           f"(pteforge.<stage>.<module>)")
         elif stages.index(other) > stages.index(stage):
             errors.append(f"{where}, in the {other} stage above it. A stage imports only stages below it "
-                          f"({', '.join(may_import) or 'none'}, python/stages.bzl): move what it needs "
+                          f"({', '.join(may_import) or 'none'}, bazel/stages.bzl): move what it needs "
                           f"into {stage} or below, or call it from {other} or above")
         else:
             errors.append(f"{where}, in the {other} stage, which it does not declare "
                           f"(it may import {', '.join(may_import) or 'none'}); add {other} to its entry of "
-                          f"STAGES in python/stages.bzl if it should")
+                          f"STAGES in bazel/stages.bzl if it should")
     return used, errors
 
 

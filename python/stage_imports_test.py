@@ -38,7 +38,7 @@ def test_an_import_of_a_higher_stage_fails_with_the_file_and_line(tmp_path, caps
     error = capsys.readouterr().err
     assert "lower/x.py:3: the lower stage imports pteforge.verify.conformance.check_conformance, in the " \
            "verify stage above it" in error
-    assert "(support, lower/speedups, python/stages.bzl)" in error
+    assert "(support, lower/speedups, bazel/stages.bzl)" in error
 
 
 @pytest.mark.parametrize("text, message", [

@@ -1,5 +1,5 @@
 """Writes a tiny Hugging Face causal LM folder with seeded random weights, for tests: a
-build action (models/llm/defs.bzl, tiny_causal_lm). Nothing is downloaded.
+build action (bazel/tiny_models.bzl, tiny_causal_lm). Nothing is downloaded.
 
     make_tiny_model.py FAMILY OUT_DIR CORPUS_FILE...
 

@@ -1,5 +1,5 @@
 """Writes a tiny Hugging Face encoder-decoder folder with seeded random weights, for tests
-and the docs: a build action (models/seq2seq/defs.bzl, tiny_seq2seq). Nothing is
+and the docs: a build action (bazel/tiny_models.bzl, tiny_seq2seq). Nothing is
 downloaded.
 
     make_tiny_model.py FAMILY OUT_DIR CORPUS_FILE...

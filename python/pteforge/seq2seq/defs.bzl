@@ -1,42 +1,7 @@
-"""seq2seq_pte: exports a Hugging Face encoder-decoder folder to a .pte as a build action
-(`pteforge-export --hf_seq2seq=DIR`, pteforge.seq2seq; docs/seq2seq.md).
+"""seq2seq_pte, the rule exporting a Hugging Face encoder-decoder folder to a .pte
+(docs/seq2seq.md). Its definition sits with the project's other rules, in
+bazel/hf_export.bzl; this is the load point users know."""
 
-    seq2seq_pte(
-        name = "t5_small_pte",       # writes t5_small.pte + t5_small.report.json
-        hf_model = ":t5_small_files", # the folder: a directory target, or its files
-        max_source_len = 128,         # longest source in tokens (0: Whisper's fixed length)
-        max_target_len = 128,         # decoder positions, the start token included
-        max_rows = 8,                 # sources x beams at once
-        backend = "xnnpack",          # or "portable"
-        quantize = "int8",            # or "none" (int8: XNNPACK only)
-    )
+load("//bazel:hf_export.bzl", _seq2seq_pte = "seq2seq_pte")
 
-The folder's tokenizer.json, when it has one, goes into the .pte.
-"""
-
-load("//python/pteforge:defs.bzl", "export_once", "hf_folder_arguments", "hf_folder_export_attrs", "run_exporter")
-
-def _seq2seq_pte_impl(ctx):
-    arguments = hf_folder_arguments(ctx, "hf_seq2seq", [
-        "--max_target_len=%d" % ctx.attr.max_target_len,
-        "--max_rows=%d" % ctx.attr.max_rows,
-    ])
-    if ctx.attr.max_source_len:
-        arguments.append("--max_source_len=%d" % ctx.attr.max_source_len)
-    return run_exporter(ctx, arguments, depset(ctx.files.hf_model))
-
-_seq2seq_pte = rule(
-    implementation = _seq2seq_pte_impl,
-    doc = "Exports a Hugging Face encoder-decoder folder to <name>.pte and <name>.report.json (pteforge.seq2seq).",
-    attrs = hf_folder_export_attrs(
-        backends = ["portable", "xnnpack"],
-        quantizations = ["none", "int8"],
-        max_source_len = attr.int(default = 0, doc = "Longest source in tokens; 0: the default (Whisper: fixed)."),
-        max_target_len = attr.int(default = 128, doc = "Decoder positions, the start token included."),
-        max_rows = attr.int(default = 8, doc = "Decoder rows at once (sources x beams)."),
-    ),
-)
-
-def seq2seq_pte(name, **kwargs):
-    # One export for every configuration (pte_export's export_once).
-    export_once(_seq2seq_pte, name, **kwargs)
+seq2seq_pte = _seq2seq_pte

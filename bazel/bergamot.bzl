@@ -6,7 +6,7 @@ says otherwise) and compares like with like; the microcontroller variant (portab
 kernels, smaller limits) says what it changes.
 """
 
-load("//python/pteforge:defs.bzl", "pte_export")
+load("//bazel:pte_export.bzl", "pte_export")
 
 def bergamot_pte(name, direction, quantization = "none", backend = "xnnpack", max_rows = 8, max_source = 128,
                  tags = []):

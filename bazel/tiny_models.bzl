@@ -1,6 +1,7 @@
-"""tiny_folder_rule: makes the rule of a family of tiny Hugging Face model folders with
-seeded random weights and a tokenizer trained at build time, written by a
-make_tiny_model.py (models/llm: tiny_causal_lm, models/seq2seq: tiny_seq2seq), for tests.
+"""tiny_causal_lm and tiny_seq2seq: tiny Hugging Face model folders (a causal LM, an
+encoder-decoder) with seeded random weights and a tokenizer trained at build time,
+written by models/llm/make_tiny_model.py and models/seq2seq/make_tiny_model.py, for tests
+and the docs.
 
 The rule's targets take a `family` among `families` and the `corpus` the tokenizer is
 trained on; the tool runs as `make_tiny_model.py FAMILY OUT_DIR CORPUS_FILE...`.
@@ -18,7 +19,7 @@ def _tiny_folder_impl(ctx):
     )
     return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
 
-def tiny_folder_rule(tool, families, mnemonic, doc):
+def _tiny_folder_rule(tool, families, mnemonic, doc):
     """The rule; `tool` is the make_tiny_model py_binary's label, `mnemonic` its actions'."""
     return rule(
         implementation = _tiny_folder_impl,
@@ -30,3 +31,25 @@ def tiny_folder_rule(tool, families, mnemonic, doc):
             "_mnemonic": attr.string(default = mnemonic),
         },
     )
+
+# The families models/llm/make_tiny_model.py builds.
+CAUSAL_LM_FAMILIES = ["llama", "qwen2", "gpt2", "phi"]
+
+tiny_causal_lm = _tiny_folder_rule(
+    tool = "//models/llm:make_tiny_model",
+    families = CAUSAL_LM_FAMILIES,
+    mnemonic = "TinyCausalLm",
+    doc = "A Hugging Face model folder (config, weights, tokenizer, generation config) of a tiny " +
+          "random model of `family` (models/llm/make_tiny_model.py).",
+)
+
+# The families models/seq2seq/make_tiny_model.py builds (pteforge.seq2seq.testing_models.FAMILIES).
+SEQ2SEQ_FAMILIES = ["t5", "bart", "marian", "m2m_100", "whisper"]
+
+tiny_seq2seq = _tiny_folder_rule(
+    tool = "//models/seq2seq:make_tiny_model",
+    families = SEQ2SEQ_FAMILIES,
+    mnemonic = "TinySeq2Seq",
+    doc = "A Hugging Face model folder (config, weights, tokenizer, generation config) of a tiny " +
+          "random encoder-decoder of `family` (models/seq2seq/make_tiny_model.py).",
+)

@@ -33,11 +33,11 @@ def _stage_of_package():
     package = native.package_name()
     stage = package[len(_PACKAGE) + 1:] if package.startswith(_PACKAGE + "/") else None
     if stage not in STAGES:
-        fail("%s is no stage of the exporter; add it to STAGES in //python:stages.bzl" % package)
+        fail("%s is no stage of the exporter; add it to STAGES in //bazel:stages.bzl" % package)
     order = list(STAGES.keys())
     for lower in STAGES[stage]:
         if lower not in STAGES or order.index(lower) >= order.index(stage):
-            fail("STAGES in //python:stages.bzl: %s may import %s, which is not a stage before it" % (stage, lower))
+            fail("STAGES in //bazel:stages.bzl: %s may import %s, which is not a stage before it" % (stage, lower))
     return stage
 
 def pteforge_stage(name, srcs, data = [], **kwargs):
