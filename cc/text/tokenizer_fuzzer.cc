@@ -32,17 +32,18 @@ constexpr char kDefaultText[] =
     "Hello world, it's 2024! I'M \xC3\xA9\xCC\x81t\xC3\xA9 \xE4\xB8\xAD\xE6\x96\x87 \xD9\x85\xD8\xB1\xD8\xAD\xD8\xA8\xD8\xA7 "
     "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9 \t\r\n   \xE2\x96\x81x <|endoftext|><s></s><mask> 12345678901234";
 
-void Fail(const char* what, const std::string& detail) {
+// A finding: libFuzzer keeps the input that aborts.
+void Finding(const char* what, const std::string& detail) {
   std::fprintf(stderr, "tokenizer_fuzzer: %s: %s\n", what, detail.c_str());
   std::abort();
 }
 
 void ExpectWords(const Status& status, const char* call) {
-  if (status.message().empty()) Fail(call, "an error without a message");
+  if (status.message().empty()) Finding(call, "an error without a message");
 }
 
 void ExpectUtf8(const std::string& text, const char* call) {
-  if (pteforge::utf8::FirstInvalidByte(text) != text.size()) Fail(call, "returned text that is not UTF-8");
+  if (pteforge::utf8::FirstInvalidByte(text) != text.size()) Finding(call, "returned text that is not UTF-8");
 }
 
 void DecodeEveryWay(const Tokenizer& tokenizer, const std::vector<int64_t>& ids) {
@@ -76,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   StatusOr<Tokenizer> tokenizer = Tokenizer::FromJson(json);
   if (!tokenizer.ok()) {
     if (tokenizer.status().message().rfind("tokenizer.json", 0) != 0) {
-      Fail("FromJson", "an error that does not say where: " + tokenizer.status().message());
+      Finding("FromJson", "an error that does not say where: " + tokenizer.status().message());
     }
     return 0;
   }
@@ -98,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   DecodeEveryWay(*tokenizer, ids);
   for (int64_t id : ids) {
     if (std::optional<std::string> token = tokenizer->IdToToken(id)) {
-      if (tokenizer->TokenToId(*token) == std::nullopt) Fail("TokenToId", "the token of id " + std::to_string(id) + " has no id");
+      if (tokenizer->TokenToId(*token) == std::nullopt) Finding("TokenToId", "the token of id " + std::to_string(id) + " has no id");
     }
   }
   (void)tokenizer->TokenToId(text);
