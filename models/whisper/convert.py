@@ -91,7 +91,7 @@ def convert_directory(ct2_dir: str, out_dir: str) -> Conversion:
     model.save_pretrained(out_dir)
     tokenizer.save(os.path.join(out_dir, "tokenizer.json"))
     with open(os.path.join(out_dir, "tokenizer_config.json"), "w", encoding="utf-8") as file:
-        json.dump(whisper_tokenizer.tokenizer_config(), file, indent=2)
+        json.dump(whisper_tokenizer.tokenizer_config(tokenizer), file, indent=2)
         file.write("\n")
     extractor.save_pretrained(out_dir)
     return dataclasses.replace(conversion, out_dir=out_dir)

@@ -21,6 +21,9 @@ import torch
 from models.whisper import package
 
 LAYERS, HEADS, WIDTH = 2, 2, 16
+# Encoder positions: 100 feature frames, 1 s of audio (WhisperFeatureExtractor's window
+# is whole seconds).
+SOURCE_POSITIONS = 50
 SUPPRESS = [1, 2, 7, 50357, 50358]
 BEGIN_SUPPRESS = [220, 50256]
 ALIGNMENT_HEADS = [[1, 0], [1, 1]]
@@ -31,7 +34,7 @@ def tiny_transformers_model(seed: int = 0):
 
     config = WhisperConfig(vocab_size=51864, num_mel_bins=80, d_model=WIDTH, encoder_layers=LAYERS,
                            decoder_layers=LAYERS, encoder_attention_heads=HEADS, decoder_attention_heads=HEADS,
-                           encoder_ffn_dim=2 * WIDTH, decoder_ffn_dim=2 * WIDTH, max_source_positions=16,
+                           encoder_ffn_dim=2 * WIDTH, decoder_ffn_dim=2 * WIDTH, max_source_positions=SOURCE_POSITIONS,
                            max_target_positions=32, bos_token_id=50257, eos_token_id=50256, pad_token_id=50256,
                            decoder_start_token_id=50257, suppress_tokens=SUPPRESS,
                            begin_suppress_tokens=BEGIN_SUPPRESS)

@@ -93,16 +93,21 @@ def special_ids(tokenizer, vocab_size: int) -> dict[str, int]:
     return ids
 
 
-def tokenizer_config() -> dict:
+def tokenizer_config(tokenizer) -> dict:
     """tokenizer_config.json for AutoTokenizer: transformers' Whisper tokenizer, whose
-    begin, end, unknown and padding tokens are all <|endoftext|>."""
+    begin, end, unknown and padding tokens are all <|endoftext|>, and whose additional
+    special tokens are tokenizer.json's special tokens in id order, <|notimestamps|> last
+    (WhisperTokenizer counts timestamps from the id after the last special token)."""
     end = "<|endoftext|>"
+    specials = sorted((index, token.content) for index, token in tokenizer.get_added_tokens_decoder().items()
+                      if token.special)
     return {
         "tokenizer_class": "WhisperTokenizer",
         "bos_token": end,
         "eos_token": end,
         "unk_token": end,
         "pad_token": end,
+        "additional_special_tokens": [token for _, token in specials],
         "add_prefix_space": False,
         "errors": "replace",
         "model_max_length": 1024,

@@ -10,7 +10,8 @@ import torch
 from models.whisper.convert import build_model, instantiate
 from models.whisper.model_file import read_model_file
 from models.whisper.settings import model_config
-from models.whisper.tiny_ct2_model import ALIGNMENT_HEADS, BEGIN_SUPPRESS, SUPPRESS, write_tiny_ct2_model
+from models.whisper.tiny_ct2_model import (ALIGNMENT_HEADS, BEGIN_SUPPRESS, SOURCE_POSITIONS, SUPPRESS,
+                                          write_tiny_ct2_model)
 from models.whisper.weights import WeightsError, read_weights
 from pteforge import testing
 
@@ -37,7 +38,7 @@ def test_every_parameter_comes_back(tmp_path, quantization):
         assert error <= TOLERANCE[quantization], f"{name}: relative error {error.item():.2e}"
     assert model.proj_out.weight is model.model.decoder.embed_tokens.weight  # tied, as the original
     assert conversion.dims.tied_output and conversion.aliases == 1
-    features = torch.randn(1, 80, 32, generator=torch.Generator().manual_seed(1))
+    features = torch.randn(1, 80, 2 * SOURCE_POSITIONS, generator=torch.Generator().manual_seed(1))
     tokens = torch.tensor([[50257, 50362, 400, 21]])
     with torch.no_grad():
         expected = original(input_features=features, decoder_input_ids=tokens).logits
