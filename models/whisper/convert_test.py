@@ -12,8 +12,10 @@ import pytest
 import torch
 from runfiles import runfiles
 
+from models.whisper.convert import build_model
 from models.whisper.model_file import read_model_file
 from models.whisper.tiny_ct2_model import SOURCE_POSITIONS, write_tiny_ct2_model
+from models.whisper.tokenizer import TokenizerError
 from pteforge import testing
 
 
@@ -83,8 +85,6 @@ def test_damaged_directories_are_refused(ct2_dir, tmp_path):
 
 
 def test_a_vocabulary_that_disagrees_with_the_tokenizer(ct2_dir, tmp_path):
-    import json
-
     folder, _ = ct2_dir
     damaged = _ct2_copy(folder, tmp_path)
     with open(f"{damaged}/vocabulary.json", encoding="utf-8") as file:
@@ -92,13 +92,12 @@ def test_a_vocabulary_that_disagrees_with_the_tokenizer(ct2_dir, tmp_path):
     tokens[50400] = "<|9.99|>"
     with open(f"{damaged}/vocabulary.json", "w", encoding="utf-8") as file:
         json.dump(tokens, file)
-    result = _convert(f"--ct2_dir={damaged}", f"--out={tmp_path / 'out'}")
-    assert result.returncode == 1
-    assert "the vocabulary's token 50400 is '<|9.99|>'; past tokenizer.json's 50363 tokens only the timestamps" in \
-        result.stderr
+    with pytest.raises(TokenizerError, match=r"the vocabulary's token 50400 is '<\|9.99\|>'; past tokenizer.json's "
+                                             r"50363 tokens only the timestamps"):
+        build_model(damaged)
     os.remove(f"{damaged}/tokenizer.json")
-    result = _convert(f"--ct2_dir={damaged}", f"--out={tmp_path / 'out'}")
-    assert result.returncode == 1 and "has no tokenizer.json" in result.stderr
+    with pytest.raises(TokenizerError, match="has no tokenizer.json"):
+        build_model(damaged)
 
 
 if __name__ == "__main__":
