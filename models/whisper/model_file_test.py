@@ -10,7 +10,7 @@ import torch
 from models.whisper import model_file
 from models.whisper.model_file import ModelFileError, parse_model_file, read_model_file
 from models.whisper.tiny_ct2_model import write_tiny_ct2_model
-from pteforge import testing
+from pteforge.support import testing
 
 
 def _string(text: str) -> bytes:

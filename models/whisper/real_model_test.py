@@ -10,7 +10,7 @@ from models.whisper import package, settings
 from models.whisper.convert import build_model
 from models.whisper.model_file import read_model_file
 from models.whisper.testdata import speech_files
-from pteforge import testing
+from pteforge.support import testing
 
 CLIPS = (0, 1, 4, 7)
 

@@ -13,7 +13,7 @@ from models.whisper.settings import model_config
 from models.whisper.tiny_ct2_model import (ALIGNMENT_HEADS, BEGIN_SUPPRESS, SOURCE_POSITIONS, SUPPRESS,
                                           write_tiny_ct2_model)
 from models.whisper.weights import WeightsError, read_weights
-from pteforge import testing
+from pteforge.support import testing
 
 # The largest error relative to a tensor's largest value: float32 exact; int8 is a 1/127
 # step of a row's maximum, rounded (half of it); float16 and bfloat16 their mantissas.
