@@ -17,8 +17,9 @@ and renders a conversation as start + [the default system message] + prefix + co
 derive_chat_format reads these parts off renders of conversations with marker contents,
 then checks them against transformers' apply_chat_template on CONVERSATIONS (1 to 3
 turns, with and without a system message, with and without the generation prompt):
-the same text, the same ids, and the same ids when each turn's new text is tokenized
-on its own and joined (which is how the C++ chat feeds a turn to the kept cache). A
+the same text, the same ids, and the same ids when each turn's new text and each reply
+are tokenized on their own and joined (turn_pieces: how the C++ chat feeds the kept
+cache). A
 template that fails any check is an ExportError naming the template and the reason.
 """
 
@@ -213,19 +214,17 @@ def _encode(tokenizer, text: str) -> list[int]:
 
 
 def turn_pieces(chat_format: ChatFormat, messages: list[dict[str, str]]) -> list[str]:
-    """The texts the C++ chat tokenizes one after the other for `messages` (ending on a
-    user message, with the generation prompt): up to the first generation prompt; then
-    per assistant reply its content (generated), its end-of-turn token (generated), and
-    the rest up to the next generation prompt."""
+    """The texts the C++ chat (cc/llm/chat.cc) tokenizes one after the other for
+    `messages` (ending on a user message, with the generation prompt): up to the first
+    generation prompt; then per assistant reply its content (which the model generates)
+    and the rest up to the next generation prompt, the reply's suffix first."""
     pieces, current = [], ""
-    eot = chat_format.end_of_turn
     for index, message in enumerate(messages):
         if message["role"] != "assistant":
             continue
         before = chat_format.render(messages[:index], add_generation_prompt=True)
-        pieces.append(before[len(current):])
-        pieces += [message["content"], eot]
-        current = before + message["content"] + eot
+        pieces += [before[len(current):], message["content"]]
+        current = before + message["content"]
     pieces.append(chat_format.render(messages, add_generation_prompt=True)[len(current):])
     return pieces
 
