@@ -68,7 +68,9 @@ TEST_F(ChatTest, TurnsEqualTransformersOnTheWholeConversation) {
   for (const JsonValue& conversation : golden_.Find("conversations")->array()) {
     ASSERT_TRUE(chat_->Reset().ok());
     const JsonValue* system = conversation.Find("system");
-    if (!system->is_null()) ASSERT_TRUE(chat_->SetSystem(system->string()).ok());
+    if (!system->is_null()) {
+      ASSERT_TRUE(chat_->SetSystem(system->string()).ok());
+    }
     int64_t cached = 0;
     for (const JsonValue& turn : conversation.Find("turns")->array()) {
       SCOPED_TRACE(turn.Find("user")->string());

@@ -57,16 +57,6 @@ def _program_generate(lm, stops):
     return generate
 
 
-def _transformers_generate(model, stops):
-    import torch
-
-    def generate(ids, max_new_tokens):
-        output = model.generate(torch.tensor([ids]), max_new_tokens=max_new_tokens, do_sample=False,
-                                eos_token_id=stops, pad_token_id=stops[0])
-        return output[0, len(ids):].tolist()
-    return generate
-
-
 def _agreement(a: list[int], b: list[int]) -> int:
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
@@ -76,7 +66,7 @@ def main(argv: list[str]) -> int:
     import transformers
 
     from pteforge.llm import load_causal_lm
-    from pteforge.llm.chat import Conversation
+    from pteforge.llm.chat import Conversation, transformers_generate
     from pteforge.llm.chat_template import derive_chat_format
 
     if len(argv) > 1 or not FLAGS.folder or not FLAGS.program:
@@ -94,7 +84,7 @@ def main(argv: list[str]) -> int:
         one = generate(stops)  # one generator a conversation: a program keeps its cache through it
         return [conversation.turn(user, one, FLAGS.tokens, stops)[0] for user in users]
 
-    reference = lambda stops: _transformers_generate(model, stops)  # noqa: E731
+    reference = lambda stops: transformers_generate(model, stops)  # noqa: E731
     figures = {"prompts": [], "conversation": {}}
     equal = True
     for prompt in PROMPTS:

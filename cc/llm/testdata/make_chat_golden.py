@@ -23,11 +23,10 @@ from pteforge.quiet import quiet_dependencies
 
 quiet_dependencies()
 
-import torch  # noqa: E402
 import transformers  # noqa: E402
 
 from pteforge.llm import chat_template  # noqa: E402
-from pteforge.llm.chat import Conversation  # noqa: E402
+from pteforge.llm.chat import Conversation, transformers_generate  # noqa: E402
 
 MAX_SEQ_LEN = 256  # //models/llm:tiny_chat_xnnpack_pte's
 MAX_NEW_TOKENS = 16
@@ -41,14 +40,6 @@ CONVERSATIONS = [
 OVERFLOW = {"system": None, "users": ["The weather is nice today and the market is open until nine in the evening, "
                                       "so we will walk there after lunch with the children. " + str(i)
                                       for i in range(3)]}
-
-
-def _transformers_generate(model, stops):
-    def generate(ids, max_new_tokens):
-        output = model.generate(torch.tensor([ids]), max_new_tokens=max_new_tokens, do_sample=False,
-                                eos_token_id=stops, pad_token_id=stops[0])
-        return output[0, len(ids):].tolist()
-    return generate
 
 
 def _turn(conversation, user, generate, stops, new_ids=None):
@@ -71,7 +62,7 @@ def main(argv):
     for case in CONVERSATIONS:
         conversation = Conversation(tokenizer, chat_format, case["system"], MAX_SEQ_LEN)
         stops = conversation.stops(eos if isinstance(eos, list) else [eos])
-        generate = _transformers_generate(model, stops)
+        generate = transformers_generate(model, stops)
         turns = [_turn(conversation, user, generate, stops) for user in case["users"]]
         assert len(conversation.ids) < MAX_SEQ_LEN, "a plain conversation must fit: shorten it"
         golden["conversations"].append({"system": case["system"], "turns": turns})

@@ -70,3 +70,14 @@ class Conversation:
                 self.messages, self.ids, self.stopped = system + rest[2 * drop:], [], True
                 return drop, ids
         raise ValueError("the message does not fit alone")
+
+
+def transformers_generate(model, stops: list[int]) -> Generate:
+    """Generate with transformers' greedy generate() from the whole conversation's ids."""
+    import torch
+
+    def generate(ids: list[int], max_new_tokens: int) -> list[int]:
+        output = model.generate(torch.tensor([ids]), max_new_tokens=max_new_tokens, do_sample=False,
+                                eos_token_id=stops, pad_token_id=stops[0])
+        return output[0, len(ids):].tolist()
+    return generate
