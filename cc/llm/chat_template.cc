@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "cc/llm/json.h"
 #include "cc/runtime/constants.h"
+#include "cc/text/json.h"
 
 namespace pteforge {
 namespace {
@@ -16,21 +16,21 @@ StatusOr<ChatTemplate> ChatTemplate::FromJson(std::string_view json, const std::
   const std::string where = what + ": " + kConstant;
   auto parsed = ParseJson(json, where.c_str());
   if (!parsed.ok()) return parsed.status();
-  const JsonValue& root = parsed.value();
+  const Json& root = parsed.value();
   ChatTemplate chat;
   PTEFORGE_RETURN_IF_ERROR(RequiredString(root, "start", where, &chat.start_));
   PTEFORGE_RETURN_IF_ERROR(RequiredString(root, "end_of_turn", where, &chat.end_of_turn_));
   PTEFORGE_RETURN_IF_ERROR(RequiredInt(root, "end_of_turn_id", where, &chat.end_of_turn_id_));
-  const JsonValue* system = root.Find("default_system");
+  const Json* system = FindMember(root, "default_system");
   if (system != nullptr && !system->is_null()) {
     if (!system->is_string()) return Failure(Error::InvalidProgram, "%s: default_system is not a string", where.c_str());
-    chat.default_system_ = system->string();
+    chat.default_system_ = system->get<std::string>();
   }
-  auto roles = RequiredMember(root, "roles", where, JsonValue::Type::kObject);
+  auto roles = RequiredMember(root, "roles", where, Json::value_t::object);
   if (!roles.ok()) return roles.status();
   for (auto [name, wrap] : {std::pair<const char*, Wrap*>{"system", &chat.system_}, {"user", &chat.user_},
                             {"assistant", &chat.assistant_}}) {
-    auto role = RequiredMember(**roles, name, where + " roles", JsonValue::Type::kObject);
+    auto role = RequiredMember(**roles, name, where + " roles", Json::value_t::object);
     if (!role.ok()) return role.status();
     const std::string role_where = where + " roles." + name;
     PTEFORGE_RETURN_IF_ERROR(RequiredString(**role, "prefix", role_where, &wrap->prefix));

@@ -6,29 +6,35 @@
 // change, or restarted with its last turns (cc/llm/testdata/make_chat_golden.py).
 #include "cc/llm/chat.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "cc/llm/json.h"
-#include "cc/llm/test_files.h"
+#include "cc/text/json.h"
 
 namespace pteforge {
 namespace {
 
 constexpr const char* kProgram = "models/llm/tiny_chat_xnnpack.pte";
 
-std::vector<int64_t> Ids(const JsonValue& list) {
-  std::vector<int64_t> ids;
-  for (const JsonValue& id : list.array()) ids.push_back(id.integer());
-  return ids;
+constexpr const char* kGolden = "cc/llm/testdata/chat.golden.json";
+
+std::string ReadGolden() {
+  std::ifstream file(kGolden, std::ios::binary);
+  std::stringstream contents;
+  contents << file.rdbuf();
+  return contents.str();
 }
+
+std::vector<int64_t> Ids(const Json& list) { return list.get<std::vector<int64_t>>(); }
 
 class ChatTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto golden = ParseJson(ReadTestFile("chat.golden.json"), "chat.golden.json");
+    auto golden = ParseJson(ReadGolden(), kGolden);
     ASSERT_TRUE(golden.ok()) << golden.status().message();
     golden_ = std::move(golden.value());
     auto generator = TextGenerator::Open(kProgram);
@@ -38,18 +44,18 @@ class ChatTest : public ::testing::Test {
     ASSERT_TRUE(chat.ok()) << chat.status().message();
     chat_ = std::move(chat.value());
     options_ = generator_->model().Defaults();
-    options_.max_new_tokens = golden_.Find("max_new_tokens")->integer();
+    options_.max_new_tokens = golden_.at("max_new_tokens").get<int64_t>();
   }
 
   // Sends `turn`'s user message; checks the reply and the cache against the golden.
-  void ExpectTurn(const JsonValue& turn, int64_t cached_before) {
-    auto reply = chat_->Send(turn.Find("user")->string(), options_, nullptr);
+  void ExpectTurn(const Json& turn, int64_t cached_before) {
+    auto reply = chat_->Send(turn.at("user").get<std::string>(), options_, nullptr);
     ASSERT_TRUE(reply.ok()) << reply.status().message();
-    const std::vector<int64_t> cache_after = Ids(*turn.Find("cache_after"));
-    const std::vector<int64_t> expected_reply = Ids(*turn.Find("reply_ids"));
+    const std::vector<int64_t> cache_after = Ids(turn.at("cache_after"));
+    const std::vector<int64_t> expected_reply = Ids(turn.at("reply_ids"));
     EXPECT_EQ(reply->generation.tokens, expected_reply);
-    EXPECT_EQ(reply->text, turn.Find("reply_text")->string());
-    EXPECT_STREQ(StopReasonName(reply->generation.stop), turn.Find("stop")->string().c_str());
+    EXPECT_EQ(reply->text, turn.at("reply_text").get<std::string>());
+    EXPECT_STREQ(StopReasonName(reply->generation.stop), turn.at("stop").get<std::string>().c_str());
     EXPECT_EQ(generator_->model().cached_tokens(), cache_after);
     EXPECT_EQ(reply->cached_before, cached_before);
     // Only the turn's new tokens were prefilled: the rest was in the cache already.
@@ -57,7 +63,7 @@ class ChatTest : public ::testing::Test {
               static_cast<int64_t>(cache_after.size()) - cached_before - (static_cast<int64_t>(expected_reply.size()) - 1));
   }
 
-  JsonValue golden_;
+  Json golden_;
   std::unique_ptr<TextGenerator> generator_;
   std::unique_ptr<Chat> chat_;
   GenerateOptions options_;
@@ -65,18 +71,18 @@ class ChatTest : public ::testing::Test {
 
 TEST_F(ChatTest, TurnsEqualTransformersOnTheWholeConversation) {
   int ended_by_end_of_turn = 0;
-  for (const JsonValue& conversation : golden_.Find("conversations")->array()) {
+  for (const Json& conversation : golden_.at("conversations")) {
     ASSERT_TRUE(chat_->Reset().ok());
-    const JsonValue* system = conversation.Find("system");
+    const Json* system = &conversation.at("system");
     if (!system->is_null()) {
-      ASSERT_TRUE(chat_->SetSystem(system->string()).ok());
+      ASSERT_TRUE(chat_->SetSystem(system->get<std::string>()).ok());
     }
     int64_t cached = 0;
-    for (const JsonValue& turn : conversation.Find("turns")->array()) {
-      SCOPED_TRACE(turn.Find("user")->string());
+    for (const Json& turn : conversation.at("turns")) {
+      SCOPED_TRACE(turn.at("user").get<std::string>());
       ExpectTurn(turn, cached);
       cached = static_cast<int64_t>(generator_->model().cached_tokens().size());
-      ended_by_end_of_turn += turn.Find("stop")->string() == "eos";
+      ended_by_end_of_turn += turn.at("stop").get<std::string>() == "eos";
     }
   }
   // Both ways a reply ends are exercised (a reply's end-of-turn token, max_new_tokens).
@@ -84,18 +90,18 @@ TEST_F(ChatTest, TurnsEqualTransformersOnTheWholeConversation) {
 }
 
 TEST_F(ChatTest, OverflowIsRefusedUnchangedThenRestartedWithTheLastTurns) {
-  const JsonValue& overflow = *golden_.Find("overflow");
-  const auto& turns = overflow.Find("turns")->array();
-  chat_->set_reply_room(overflow.Find("reply_room")->integer());
+  const Json& overflow = golden_.at("overflow");
+  const auto& turns = overflow.at("turns");
+  chat_->set_reply_room(overflow.at("reply_room").get<int64_t>());
   int64_t cached = 0;
   for (size_t i = 0; i + 1 < turns.size(); ++i) {
     ExpectTurn(turns[i], cached);
     cached = static_cast<int64_t>(generator_->model().cached_tokens().size());
   }
-  const JsonValue& last = turns.back();
-  ASSERT_EQ(last.Find("refused_with_cached")->integer(), cached);
+  const Json& last = turns.back();
+  ASSERT_EQ(last.at("refused_with_cached").get<int64_t>(), cached);
   const std::vector<ChatMessage> before = chat_->messages();
-  auto refused = chat_->Send(last.Find("user")->string(), options_, nullptr);
+  auto refused = chat_->Send(last.at("user").get<std::string>(), options_, nullptr);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Error::OutOfResources);
   EXPECT_NE(refused.status().message().find("would outgrow the model's max_seq_len of 256 tokens"), std::string::npos)
@@ -104,13 +110,13 @@ TEST_F(ChatTest, OverflowIsRefusedUnchangedThenRestartedWithTheLastTurns) {
   EXPECT_EQ(static_cast<int64_t>(generator_->model().cached_tokens().size()), cached);
 
   chat_->set_overflow_policy(OverflowPolicy::kKeepLastTurns);
-  auto reply = chat_->Send(last.Find("user")->string(), options_, nullptr);
+  auto reply = chat_->Send(last.at("user").get<std::string>(), options_, nullptr);
   ASSERT_TRUE(reply.ok()) << reply.status().message();
-  EXPECT_EQ(reply->dropped_turns, last.Find("dropped_turns")->integer());
+  EXPECT_EQ(reply->dropped_turns, last.at("dropped_turns").get<int64_t>());
   EXPECT_GT(reply->dropped_turns, 0);
   EXPECT_EQ(reply->cached_before, 0);
-  EXPECT_EQ(reply->generation.tokens, Ids(*last.Find("reply_ids")));
-  EXPECT_EQ(generator_->model().cached_tokens(), Ids(*last.Find("cache_after")));
+  EXPECT_EQ(reply->generation.tokens, Ids(last.at("reply_ids")));
+  EXPECT_EQ(generator_->model().cached_tokens(), Ids(last.at("cache_after")));
 }
 
 TEST_F(ChatTest, RendersTheTemplateItWasExportedWith) {

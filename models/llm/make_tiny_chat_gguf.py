@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import sys
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 quiet_dependencies()  # before torch: a build action prints only its own lines
 
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
-from cc.llm.testdata import make_golden  # noqa: E402
+from cc.text.testdata import make_golden  # noqa: E402
 from pteforge.llm import testing_gguf  # noqa: E402
 
 VOCAB_SIZE = 768

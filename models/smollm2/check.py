@@ -20,7 +20,7 @@ import sys
 
 from absl import app, flags
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("folder", None, "The Hugging Face folder (//models/smollm2:smollm2_instruct).")

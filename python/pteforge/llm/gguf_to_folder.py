@@ -18,7 +18,7 @@ import sys
 
 from absl import app, flags
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import quiet_dependencies
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("gguf", None, "The GGUF file.")
@@ -42,7 +42,7 @@ def installed_file(spec: str) -> str:
 
 def main(argv: list[str]) -> int:
     quiet_dependencies()
-    from pteforge.errors import ExportError
+    from pteforge.support.errors import ExportError
     from pteforge.llm.gguf_reader import gguf_to_folder
 
     if len(argv) > 1 or not FLAGS.out or (FLAGS.gguf is None) == (FLAGS.installed is None):
