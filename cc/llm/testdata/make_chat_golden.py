@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import sys
 
-from pteforge.quiet import quiet_dependencies
+from pteforge.support.quiet import held_back, quiet_dependencies
 
 quiet_dependencies()
 
@@ -54,6 +54,16 @@ def _turn(conversation, user, generate, stops, new_ids=None):
 
 def main(argv):
     model_dir, out = argv
+    # transformers' progress bars, and its note that the overflow case's conversation is
+    # longer than the tokenizer's model_max_length (which is the point of that case).
+    with held_back():
+        golden = _golden(model_dir)
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(golden, f, ensure_ascii=False, indent=1)
+    return 0
+
+
+def _golden(model_dir):
     model = transformers.AutoModelForCausalLM.from_pretrained(model_dir).eval()
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
     chat_format = chat_template.derive_chat_format(tokenizer, model_dir)
@@ -81,9 +91,7 @@ def main(argv):
         turns.append(turn)
         break
     golden["overflow"] = {"turns": turns, "reply_room": MAX_SEQ_LEN // 4}
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(golden, f, ensure_ascii=False, indent=1)
-    return 0
+    return golden
 
 
 if __name__ == "__main__":
