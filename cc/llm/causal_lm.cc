@@ -106,6 +106,11 @@ Status CausalLm::Run(const char* method, const std::vector<int64_t>& tokens, std
   return Status();
 }
 
+Status CausalLm::Reset() {
+  cached_.clear();
+  return session_->ResetState();
+}
+
 StatusOr<Generation> CausalLm::Generate(const std::vector<int64_t>& prompt, const GenerateOptions& options,
                                         TokenSink* sink) {
   PTEFORGE_RETURN_IF_ERROR(CheckSamplingOptions(options.sampling));
@@ -118,24 +123,47 @@ StatusOr<Generation> CausalLm::Generate(const std::vector<int64_t>& prompt, cons
                    static_cast<long long>(length), static_cast<long long>(info_.max_seq_len),
                    static_cast<long long>(info_.max_seq_len - 1));
   }
-  for (int64_t id : prompt) {
+  PTEFORGE_RETURN_IF_ERROR(Reset());
+  return Continue(prompt, options, sink);
+}
+
+StatusOr<Generation> CausalLm::Continue(const std::vector<int64_t>& tokens, const GenerateOptions& options,
+                                        TokenSink* sink) {
+  PTEFORGE_RETURN_IF_ERROR(CheckSamplingOptions(options.sampling));
+  const int64_t length = static_cast<int64_t>(tokens.size());
+  const int64_t used = static_cast<int64_t>(cached_.size()) + length;
+  if (length == 0) return Failure(Error::InvalidArgument, "no tokens to continue with: give at least one");
+  if (used >= info_.max_seq_len) {
+    return Failure(Error::InvalidArgument,
+                   "%lld tokens are in the cache and %lld more would leave no room for a generated one: this model "
+                   "holds max_seq_len=%lld tokens (start again with fewer, or export with a larger max_seq_len)",
+                   static_cast<long long>(cached_.size()), static_cast<long long>(length),
+                   static_cast<long long>(info_.max_seq_len));
+  }
+  for (int64_t id : tokens) {
     if (id < 0 || id >= info_.vocab_size) {
       return Failure(Error::InvalidArgument, "token id %lld is outside the vocabulary (0 to %lld)",
                      static_cast<long long>(id), static_cast<long long>(info_.vocab_size - 1));
     }
   }
-  const int64_t room = info_.max_seq_len - length;
+  const int64_t room = info_.max_seq_len - used;
   const int64_t wanted = options.max_new_tokens > 0 ? options.max_new_tokens : INT64_MAX;
   const int64_t limit = std::min(room, wanted);
+  auto stops = [&](int64_t token) {
+    const auto& extra = options.stop_tokens;
+    return (options.stop_at_eos &&
+            std::find(info_.eos_tokens.begin(), info_.eos_tokens.end(), token) != info_.eos_tokens.end()) ||
+           std::find(extra.begin(), extra.end(), token) != extra.end();
+  };
 
-  PTEFORGE_RETURN_IF_ERROR(session_->ResetState());
   Sampler sampler(options.sampling, options.seed);
   Generation generation;
-  std::vector<int64_t> context = prompt;  // for the repetition penalty
   std::vector<float> logits;
   const et_timestamp_t start = executorch::runtime::pal_current_ticks();
-  PTEFORGE_RETURN_IF_ERROR(Run(length > 1 ? "prefill" : "decode_step", prompt, &logits));
+  PTEFORGE_RETURN_IF_ERROR(Run(length > 1 ? "prefill" : "decode_step", tokens, &logits));
+  cached_.insert(cached_.end(), tokens.begin(), tokens.end());
   generation.prefill_ms = MillisecondsBetween(start, executorch::runtime::pal_current_ticks());
+  std::vector<int64_t> context = cached_;  // for the repetition penalty: the whole conversation
   et_timestamp_t decode_start = 0;
   for (;;) {
     const int64_t token = sampler.Next(&logits, context);
@@ -147,8 +175,7 @@ StatusOr<Generation> CausalLm::Generate(const std::vector<int64_t>& prompt, cons
     context.push_back(token);
     if (sink != nullptr) PTEFORGE_RETURN_IF_ERROR(sink->OnToken(token));
     const int64_t count = static_cast<int64_t>(generation.tokens.size());
-    if (options.stop_at_eos &&
-        std::find(info_.eos_tokens.begin(), info_.eos_tokens.end(), token) != info_.eos_tokens.end()) {
+    if (stops(token)) {
       generation.stop = StopReason::kEos;
       break;
     }
@@ -157,6 +184,7 @@ StatusOr<Generation> CausalLm::Generate(const std::vector<int64_t>& prompt, cons
       break;
     }
     PTEFORGE_RETURN_IF_ERROR(Run("decode_step", {token}, &logits));
+    cached_.push_back(token);
     ++generation.decode_steps;
   }
   generation.decode_ms = MillisecondsBetween(decode_start, executorch::runtime::pal_current_ticks());

@@ -7,7 +7,8 @@
 // The loop, as transformers' generate(): reset the cache, prefill the prompt (one call
 // for n >= 2 tokens, decode_step for 1), then pick a token (Sampler), stop at an EOS id,
 // at max_new_tokens or when prompt and generated tokens fill max_seq_len, else feed it
-// to decode_step and pick the next.
+// to decode_step and pick the next. Continue does the same after the tokens already in
+// the cache (a conversation's next turn prefills only its new tokens).
 //
 // Not thread-safe (one generation at a time); it owns its Session.
 #ifndef PTEFORGE_CC_LLM_CAUSAL_LM_H_
@@ -41,6 +42,7 @@ struct GenerateOptions {
   uint64_t seed = 0;           // for sampling
   int64_t max_new_tokens = 0;  // 0: the model's default
   bool stop_at_eos = true;
+  std::vector<int64_t> stop_tokens;  // more ids that end a generation (a chat's end of turn)
 };
 
 enum class StopReason { kEos, kMaxNewTokens, kMaxSeqLen };
@@ -83,6 +85,20 @@ class CausalLm {
   StatusOr<Generation> Generate(const std::vector<int64_t>& prompt, const GenerateOptions& options,
                                 TokenSink* sink = nullptr);
 
+  // Generates after the tokens in the cache: prefills `tokens` (at least one) at the
+  // next position, then as Generate. The last generated token is not in the cache (no
+  // step ran on it): a caller that goes on with it passes it first in the next call.
+  // Errors as Generate's; `tokens` must leave room for one generated token. A failed
+  // call leaves the cache as it was only if it failed before the prefill.
+  StatusOr<Generation> Continue(const std::vector<int64_t>& tokens, const GenerateOptions& options,
+                                TokenSink* sink = nullptr);
+
+  // Empties the cache (a new conversation).
+  Status Reset();
+
+  // The tokens in the cache, in order (their count is the next position).
+  const std::vector<int64_t>& cached_tokens() const { return cached_; }
+
  private:
   CausalLm() = default;
   // Runs `method` on `tokens` [1, n]; the logits [vocab_size].
@@ -90,6 +106,7 @@ class CausalLm {
 
   std::unique_ptr<Session> session_;
   CausalLmInfo info_;
+  std::vector<int64_t> cached_;  // what prefill and decode_step have written, in order
 };
 
 }  // namespace pteforge

@@ -58,8 +58,18 @@ StatusOr<std::vector<int64_t>> TextGenerator::Encode(std::string_view prompt) co
 
 StatusOr<Generation> TextGenerator::Generate(const std::vector<int64_t>& prompt_ids, const GenerateOptions& options,
                                              TextSink* sink) {
+  return Stream(/*from_empty=*/true, prompt_ids, options, sink);
+}
+
+StatusOr<Generation> TextGenerator::Continue(const std::vector<int64_t>& ids, const GenerateOptions& options,
+                                             TextSink* sink) {
+  return Stream(/*from_empty=*/false, ids, options, sink);
+}
+
+StatusOr<Generation> TextGenerator::Stream(bool from_empty, const std::vector<int64_t>& ids,
+                                           const GenerateOptions& options, TextSink* sink) {
   StreamingSink streaming(&tokenizer_, sink);
-  auto generation = model_->Generate(prompt_ids, options, &streaming);
+  auto generation = from_empty ? model_->Generate(ids, options, &streaming) : model_->Continue(ids, options, &streaming);
   if (!generation.ok()) return generation.status();
   PTEFORGE_RETURN_IF_ERROR(streaming.Finish());
   return generation;

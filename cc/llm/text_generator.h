@@ -40,10 +40,16 @@ class TextGenerator {
   // that have no token (a padded vocabulary) print nothing, as Python's decode drops them.
   StatusOr<Generation> Generate(const std::vector<int64_t>& prompt_ids, const GenerateOptions& options,
                                 TextSink* sink);
+  // The same after the tokens in the cache (CausalLm::Continue): a conversation's next turn.
+  StatusOr<Generation> Continue(const std::vector<int64_t>& ids, const GenerateOptions& options, TextSink* sink);
 
  private:
   TextGenerator(std::unique_ptr<CausalLm> model, Tokenizer tokenizer)
       : model_(std::move(model)), tokenizer_(std::move(tokenizer)) {}
+
+  // Runs CausalLm::Generate or Continue (`from_empty`) with the text streamed to `sink`.
+  StatusOr<Generation> Stream(bool from_empty, const std::vector<int64_t>& ids, const GenerateOptions& options,
+                              TextSink* sink);
 
   std::unique_ptr<CausalLm> model_;
   Tokenizer tokenizer_;

@@ -3,15 +3,16 @@
     python -m pteforge.export --model=models.stateful:make_exporter --out=stateful.pte \\
         [--backend=xnnpack] [--report=stateful.report.json] [--model_args=key=value ...] \\
         [--replay=stateful.replay.txt] [--plan_svg=stateful.plan.svg] [--verbose]
-    python -m pteforge.export --hf_model=DIR --out=model.pte \\
+    python -m pteforge.export --hf_causal_lm=DIR_OR_GGUF --out=model.pte \\
         [--max_seq_len=512] [--backend=xnnpack] [--quantize=int8|int4] [--tokenizer_dir=DIR]
     python -m pteforge.export --hf_seq2seq=DIR --out=model.pte \
         [--max_source_len=128] [--max_target_len=128] [--max_rows=8] [--backend=xnnpack] \
         [--quantize=int8] [--tokenizer_dir=DIR]
 
 The factory is a function returning a configured MultiMethodExporter; --model_args
-become its keyword arguments (as strings). --hf_model exports a Hugging Face causal LM
-folder with pteforge.llm (prefill / decode_step sharing the KV cache; docs/llm.md);
+become its keyword arguments (as strings). --hf_causal_lm (first named --hf_model, which
+still works) exports a Hugging Face causal LM folder, or a GGUF file, with pteforge.llm
+(prefill / decode_step sharing the KV cache; docs/llm.md);
 --hf_seq2seq an encoder-decoder folder (T5, BART, Marian, M2M100, Whisper) with
 pteforge.seq2seq (encode / decode_step / reorder_cache sharing the cache; docs/seq2seq.md).
 Exit status: 0 on success, 1 when the export fails (the message says what and how to
@@ -43,13 +44,15 @@ flags.DEFINE_string(
     "replay", None, "Also write the conformance replay record (calls and eager PyTorch's results) here."
 )
 flags.DEFINE_string("plan_svg", None, "Also draw the memory plan as an SVG picture here (pteforge.report.plan_svg).")
-flags.DEFINE_string("hf_model", None, "A Hugging Face causal LM folder to export (pteforge.llm), instead of --model.")
-flags.DEFINE_integer("max_seq_len", 512, "With --hf_model: positions in the KV cache, prompt and generated tokens.")
+flags.DEFINE_string("hf_causal_lm", None, "A Hugging Face causal LM folder, or a GGUF file, to export (pteforge.llm), "
+                    "instead of --model.")
+flags.DEFINE_alias("hf_model", "hf_causal_lm")  # its first name, kept working
+flags.DEFINE_integer("max_seq_len", 512, "With --hf_causal_lm: positions in the KV cache, prompt and generated tokens.")
 flags.DEFINE_enum("quantize", "none", ["none", "int8", "int4"],
-                  "With --hf_model: int8 weights per channel, or int4 weights per group of 32 (8da4w), with "
+                  "With --hf_causal_lm: int8 weights per channel, or int4 weights per group of 32 (8da4w), with "
                   "dynamic int8 activations (needs --backend=xnnpack); with --hf_seq2seq: int8.")
 flags.DEFINE_string("tokenizer_dir", None,
-                    "With --hf_model or --hf_seq2seq: the tokenizer.json's folder (default: the model's).")
+                    "With --hf_causal_lm or --hf_seq2seq: the tokenizer.json's folder (default: the model's).")
 flags.DEFINE_string("hf_seq2seq", None, "A Hugging Face encoder-decoder folder to export (pteforge.seq2seq), "
                     "instead of --model.")
 flags.DEFINE_integer("max_source_len", None, "With --hf_seq2seq: the longest source in tokens (default 128; "
@@ -117,15 +120,15 @@ _HF_FLAGS = ("quantize", "tokenizer_dir")
 
 
 def _check_model_flags() -> None:
-    """Exactly one of --model, --hf_model and --hf_seq2seq, and only its own flags."""
-    sources = [name for name in ("model", "hf_model", "hf_seq2seq") if FLAGS[name].value]
+    """Exactly one of --model, --hf_causal_lm and --hf_seq2seq, and only its own flags."""
+    sources = [name for name in ("model", "hf_causal_lm", "hf_seq2seq") if FLAGS[name].value]
     if len(sources) != 1:
-        raise CommandError("give one of --model (a factory), --hf_model (a Hugging Face causal LM folder) and "
-                           "--hf_seq2seq (a Hugging Face encoder-decoder folder)")
-    allowed = {"model": (), "hf_model": _LLM_FLAGS + _HF_FLAGS, "hf_seq2seq": _SEQ2SEQ_FLAGS + _HF_FLAGS}[sources[0]]
+        raise CommandError("give one of --model (a factory), --hf_causal_lm (a Hugging Face causal LM folder or a "
+                           "GGUF file) and --hf_seq2seq (a Hugging Face encoder-decoder folder)")
+    allowed = {"model": (), "hf_causal_lm": _LLM_FLAGS + _HF_FLAGS, "hf_seq2seq": _SEQ2SEQ_FLAGS + _HF_FLAGS}[sources[0]]
     for name in _LLM_FLAGS + _SEQ2SEQ_FLAGS + _HF_FLAGS:
         if FLAGS[name].present and name not in allowed:
-            owners = [f"--{owner}" for owner, flags_of in (("hf_model", _LLM_FLAGS + _HF_FLAGS),
+            owners = [f"--{owner}" for owner, flags_of in (("hf_causal_lm", _LLM_FLAGS + _HF_FLAGS),
                                                            ("hf_seq2seq", _SEQ2SEQ_FLAGS + _HF_FLAGS))
                       if name in flags_of]
             extra = " (a --model factory takes --model_args)" if FLAGS.model else ""
@@ -137,7 +140,7 @@ def _check_model_flags() -> None:
         raise CommandError(f"--quantize={FLAGS.quantize} needs --backend=xnnpack (the portable kernels have no "
                            "quantized matmul)")
     if FLAGS.hf_seq2seq and FLAGS.quantize == "int4":
-        raise CommandError("--quantize=int4 is for --hf_model; --hf_seq2seq takes none or int8")
+        raise CommandError("--quantize=int4 is for --hf_causal_lm; --hf_seq2seq takes none or int8")
 
 
 def _folder(flag: str) -> str:
@@ -148,12 +151,14 @@ def _folder(flag: str) -> str:
 
 
 def _hf_factory() -> tuple[Callable, dict[str, str]]:
-    """pteforge.llm's or pteforge.seq2seq's factory for --hf_model / --hf_seq2seq, and its
+    """pteforge.llm's or pteforge.seq2seq's factory for --hf_causal_lm / --hf_seq2seq, and its
     arguments."""
-    if FLAGS.hf_model:
+    if FLAGS.hf_causal_lm:
         from pteforge.llm.export import make_exporter
 
-        kwargs = {"hf_model": _folder("hf_model"), "max_seq_len": str(FLAGS.max_seq_len)}
+        kwargs = {"hf_model": FLAGS.hf_causal_lm, "max_seq_len": str(FLAGS.max_seq_len)}
+        if not os.path.exists(FLAGS.hf_causal_lm):
+            raise CommandError(f"--hf_causal_lm={FLAGS.hf_causal_lm}: no such folder or file")
     else:
         from pteforge.seq2seq.export import make_exporter
 
@@ -185,7 +190,7 @@ def main(argv: list[str]) -> int:
             raise CommandError(f"--out={FLAGS.out}: the folder {out_dir} does not exist")
         kwargs = parse_model_args(FLAGS.model_args)
         _log_progress()
-        if FLAGS.hf_model or FLAGS.hf_seq2seq:
+        if FLAGS.hf_causal_lm or FLAGS.hf_seq2seq:
             factory, kwargs = _hf_factory()
         else:
             factory = load_factory(FLAGS.model)
@@ -195,7 +200,7 @@ def main(argv: list[str]) -> int:
             raise
         except Exception as error:
             traceback.print_exc()
-            flag = next(name for name in ("model", "hf_model", "hf_seq2seq") if FLAGS[name].value)
+            flag = next(name for name in ("model", "hf_causal_lm", "hf_seq2seq") if FLAGS[name].value)
             source = f"--{flag}={FLAGS[flag].value}"
             raise CommandError(f"{source}: the factory raised {type(error).__name__}: {error}") from error
         if not isinstance(exporter, MultiMethodExporter):

@@ -5,8 +5,9 @@ sharing its KV cache, checked against eager PyTorch (pteforge's conformance).
     program = export_causal_lm(model, max_seq_len=256, backend="xnnpack", tokenizer_dir="path/to/model")
     program.save("model.pte")
 
-make_exporter is the same for `pteforge-export --hf_model=DIR` and the causal_lm_pte
-Bazel rule: it loads the model from a local Hugging Face directory.
+make_exporter is the same for `pteforge-export --hf_causal_lm=PATH` and the
+causal_lm_pte Bazel rule: it loads the model from a local Hugging Face folder, or from
+a GGUF file (llama.cpp's format; pteforge.llm.gguf_reader).
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import tempfile
 
 import torch
 from torch import nn
 from torch.export import Dim
 
-from pteforge.llm import program_constants
+from pteforge.llm import gguf_reader, program_constants
 from pteforge.llm.static_cache import CausalLmWithCache
 from pteforge.lower import quantize as quantize_lib
 from pteforge.program.exporter import MultiMethodExporter
@@ -66,6 +68,7 @@ def _exporter(model: nn.Module, max_seq_len: int, quantize: str | None, tokenize
     constants = program_constants.model_constants(model, max_seq_len)
     if tokenizer_dir is not None:
         constants.update(program_constants.tokenizer_constants(tokenizer_dir, constants["vocab_size"]))
+        constants.update(program_constants.chat_constants(tokenizer_dir))
         if not len(constants["eos_token_ids"]):
             eos = program_constants.eos_from_tokenizer_config(tokenizer_dir, constants[program_constants.TOKENIZER_JSON])
             constants["eos_token_ids"] = torch.tensor(eos, dtype=torch.int64)
@@ -145,19 +148,32 @@ def load_hf_model(directory: str | os.PathLike) -> nn.Module:
 
 def make_exporter(hf_model: str, max_seq_len: str = str(DEFAULT_MAX_SEQ_LEN), quantize: str = "none",
                   tokenizer_dir: str = "") -> MultiMethodExporter:
-    """causal_lm_exporter for a model folder; the arguments as strings (command line).
-    tokenizer_dir: default hf_model when it has a tokenizer.json."""
+    """causal_lm_exporter for a model folder or a GGUF file (read into a temporary folder
+    by pteforge.llm.gguf_reader); the arguments as strings (command line).
+    tokenizer_dir: default the model's folder when it has a tokenizer.json."""
     try:
         length = int(max_seq_len)
     except ValueError:
         raise ExportError(f"max_seq_len={max_seq_len!r} is not an integer") from None
-    if not tokenizer_dir and os.path.isfile(os.path.join(hf_model, "tokenizer.json")):
-        tokenizer_dir = hf_model
     quantization = None if quantize == "none" else quantize
     _check_arguments(length, quantization)
-    name = os.path.basename(os.path.normpath(hf_model))
+    if not os.path.isfile(hf_model):
+        return _folder_exporter(hf_model, length, quantization, tokenizer_dir,
+                                name=os.path.basename(os.path.normpath(hf_model)))
+    with tempfile.TemporaryDirectory(prefix="pteforge-gguf-") as folder:
+        _log.info("reading %s into a Hugging Face folder", hf_model)
+        gguf_reader.gguf_to_folder(hf_model, folder)
+        # Everything the exporter needs from the folder is read before it goes.
+        return _folder_exporter(folder, length, quantization, tokenizer_dir,
+                                name=os.path.basename(hf_model).split(".")[0])
+
+
+def _folder_exporter(folder: str, max_seq_len: int, quantize: str | None, tokenizer_dir: str,
+                     name: str) -> MultiMethodExporter:
+    if not tokenizer_dir and os.path.isfile(os.path.join(folder, "tokenizer.json")):
+        tokenizer_dir = folder
     # The model loaded here is the exporter's alone: no copy of it.
-    return _exporter(load_hf_model(hf_model), length, quantization, tokenizer_dir or None, name)
+    return _exporter(load_hf_model(folder), max_seq_len, quantize, tokenizer_dir or None, name)
 
 
 def _tokens(vocab: int, count: int, seed: int) -> torch.Tensor:

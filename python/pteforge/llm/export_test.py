@@ -1,4 +1,4 @@
-"""export_causal_lm's and the command line's (--hf_model) refusals: each a clear error
+"""export_causal_lm's and the command line's (--hf_causal_lm) refusals: each a clear error
 before any export work, and no file written. Successful exports are built by
 models/llm (causal_lm_pte, through the command line) and checked by tests/llm."""
 
@@ -58,14 +58,20 @@ def _run(capsys, *args):
 
 @pytest.mark.parametrize("args, status, message", [
     (["--hf_model=DIR", "--model=pteforge.program.testing_models:make_cache"], 2, "give one of --model"),
-    (["--max_seq_len=64", "--model=pteforge.program.testing_models:make_cache"], 2, "--max_seq_len is for --hf_model"),
+    (["--max_seq_len=64", "--model=pteforge.program.testing_models:make_cache"], 2, "--max_seq_len is for --hf_causal_lm"),
     (["--hf_model=DIR", "--model_args=a=b"], 2, "--model_args is for --model factories"),
     (["--hf_model=DIR", "--quantize=int8"], 2, "--quantize=int8 needs --backend=xnnpack"),
     (["--hf_model=DIR", "--quantize=int4"], 2, "--quantize=int4 needs --backend=xnnpack"),
-    (["--hf_model=DIR/missing"], 2, "no such folder"),
+    (["--hf_model=DIR/missing"], 2, "no such folder or file"),
     (["--hf_model=DIR"], 1, "is not a Hugging Face model folder"),
+    # The flag's name since GGUF files: the same export.
+    (["--hf_causal_lm=DIR"], 1, "is not a Hugging Face model folder"),
+    (["--hf_causal_lm=DIR/notes.txt"], 1, "is not a GGUF file: it starts with b'note', not b'GGUF'"),
+    (["--hf_causal_lm=DIR/cut.gguf"], 1, "is truncated or damaged"),
 ])
 def test_command_line_refusals(tmp_path, capsys, args, status, message):
+    (tmp_path / "notes.txt").write_text("notes, not a model")
+    (tmp_path / "cut.gguf").write_bytes(b"GGUF\x03\x00\x00")
     args = [arg.replace("DIR", str(tmp_path)) for arg in args]
     code, err = _run(capsys, *args, f"--out={tmp_path / 'm.pte'}")
     assert code == status and message in err, err

@@ -13,6 +13,8 @@ the C++ generator (cc/llm/causal_lm.h) and pteforge.llm.load_causal_lm read, so 
                       values as transformers' generate() fills them; max_new_tokens 0:
                       until EOS or max_seq_len)
     tokenizer_json    uint8[n]: the tokenizer.json bytes (only with tokenizer_dir)
+    chat_template     uint8[n]: the chat template as JSON (pteforge.llm.chat_template;
+                      only with a tokenizer_dir whose tokenizer has a chat template)
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pteforge.support.errors import ExportError
 
 FAMILY = "causal_lm"
 TOKENIZER_JSON = "tokenizer_json"
+CHAT_TEMPLATE = "chat_template"
 
 _log = logging.getLogger("pteforge")
 
@@ -121,3 +124,30 @@ def eos_from_tokenizer_config(tokenizer_dir: str | os.PathLike, tokenizer_json: 
 
     found = Tokenizer.from_str(tokenizer_json.decode("utf-8")).token_to_id(token)
     return [] if found is None else [found]
+
+
+def chat_constants(tokenizer_dir: str | os.PathLike) -> dict[str, Any]:
+    """The chat template of the tokenizer in `tokenizer_dir` as ChatFormat's JSON, checked
+    against transformers' apply_chat_template; nothing when it has no template."""
+    from transformers import AutoTokenizer
+
+    from pteforge.llm.chat_template import derive_chat_format
+    from pteforge.support.quiet import held_back
+
+    directory = os.fspath(tokenizer_dir)
+    if not _has_chat_template(directory):
+        return {}
+    with held_back():  # transformers' notes on loading
+        tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
+    return {CHAT_TEMPLATE: derive_chat_format(tokenizer, directory).to_json()}
+
+
+def _has_chat_template(directory: str) -> bool:
+    """Whether the folder names a chat template where transformers looks for one."""
+    if os.path.isfile(os.path.join(directory, "chat_template.jinja")):
+        return True
+    path = os.path.join(directory, "tokenizer_config.json")
+    if not os.path.isfile(path):
+        return False
+    with open(path, encoding="utf-8") as f:
+        return bool(json.load(f).get("chat_template"))

