@@ -106,11 +106,11 @@ StatusOr<Metadata> ParseMetadata(std::string_view text) {
       entry.index = static_cast<size_t>(index);
       if (ok) metadata.inputs.push_back(std::move(entry));
     } else if (fields.size() == 3 && kind == "writes") {
-      int64_t index;
+      int64_t index = 0;
       ok = ParseSize(fields[2], &index);
       if (ok) metadata.writes.push_back(WrittenInput{fields[1], static_cast<size_t>(index)});
     } else if (fields.size() >= 5 && kind == "name") {
-      int64_t index;
+      int64_t index = 0;
       ValueName entry{fields[1], fields[2] == "output", 0, Rest(line, 4)};
       ok = (fields[2] == "input" || fields[2] == "output") && ParseSize(fields[3], &index) && !entry.name.empty();
       entry.index = static_cast<size_t>(index);
