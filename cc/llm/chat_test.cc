@@ -1,5 +1,5 @@
 // Chat on the tiny chat model (//models/llm:tiny_chat_xnnpack_pte, a GGUF read by
-// pteforge.llm.gguf_reader, SmolLM2's template): turn by turn with the cache kept, its
+// pteforge.llm.from_gguf.reader, SmolLM2's template): turn by turn with the cache kept, its
 // replies (ids and text) equal transformers' greedy generation from each whole
 // conversation, each turn prefills only its new tokens, the cache holds the ids of the
 // whole conversation, and a conversation that outgrows max_seq_len is refused without

@@ -5,7 +5,7 @@ for tests of the GGUF path and the chat (a build action: models/llm/BUILD.bazel)
 
 A Llama with seeded random weights (as make_tiny_model.py's) and a byte-level BPE
 tokenizer trained here with ChatML's special tokens at ids 0-2, written by
-pteforge.llm.testing_gguf as llama.cpp's converter writes: Q8_0 embeddings, Q4_1
+pteforge.llm.from_gguf.testing as llama.cpp's converter writes: Q8_0 embeddings, Q4_1
 matrices, F32 norms, SmolLM2's chat template (ChatML with a default system message).
 The end-of-turn token's embedding row (tied to the output) is negated: with this seed,
 some greedy replies of the chat tests then end with it after a few tokens, as a trained
@@ -25,7 +25,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 from cc.text.testdata import make_golden  # noqa: E402
-from pteforge.llm import testing_gguf  # noqa: E402
+from pteforge.llm.from_gguf import testing as testing_gguf  # noqa: E402
 
 VOCAB_SIZE = 768
 END_OF_TURN_SCALE = -1.0

@@ -7,7 +7,8 @@ import transformers
 
 from pteforge import ExportError
 from pteforge.support import testing
-from pteforge.llm import chat_template, testing_gguf
+from pteforge.llm import chat_template
+from pteforge.llm.from_gguf import testing as testing_gguf
 
 _CORPUS = ["What is the capital of France? The capital of France is Paris.", "Café, naïve, 東京 — it's fine!",
            "You are a helpful assistant. Answer in one sentence, please."] * 20

@@ -7,7 +7,7 @@ sharing its KV cache, checked against eager PyTorch (pteforge's conformance).
 
 make_exporter is the same for `pteforge-export --hf_causal_lm=PATH` and the
 causal_lm_pte Bazel rule: it loads the model from a local Hugging Face folder, or from
-a GGUF file (llama.cpp's format; pteforge.llm.gguf_reader).
+a GGUF file (llama.cpp's format; pteforge.llm.from_gguf.reader).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import torch
 from torch import nn
 from torch.export import Dim
 
-from pteforge.llm import gguf_reader, program_constants
+from pteforge.llm import program_constants
+from pteforge.llm.from_gguf import reader as gguf_reader
 from pteforge.llm.static_cache import CausalLmWithCache
 from pteforge.lower import quantize as quantize_lib
 from pteforge.program.exporter import MultiMethodExporter
@@ -149,7 +150,7 @@ def load_hf_model(directory: str | os.PathLike) -> nn.Module:
 def make_exporter(hf_model: str, max_seq_len: str = str(DEFAULT_MAX_SEQ_LEN), quantize: str = "none",
                   tokenizer_dir: str = "") -> MultiMethodExporter:
     """causal_lm_exporter for a model folder or a GGUF file (read into a temporary folder
-    by pteforge.llm.gguf_reader); the arguments as strings (command line).
+    by pteforge.llm.from_gguf.reader); the arguments as strings (command line).
     tokenizer_dir: default the model's folder when it has a tokenizer.json."""
     try:
         length = int(max_seq_len)

@@ -1,4 +1,4 @@
-"""gguf_reader: a tiny Llama written to GGUF as llama.cpp writes it (testing_gguf), read
+"""pteforge.llm.from_gguf.reader: a tiny Llama written to GGUF as llama.cpp writes it (testing.py), read
 back into a Hugging Face folder: the same weights (exactly in F32; in Q8_0 and Q4_1 as
 the `gguf` package dequantizes them), tokenizer, special tokens, chat template and
 generation ids. Files of another architecture or tokenizer, with an unknown or
@@ -15,7 +15,7 @@ import transformers
 
 from pteforge import ExportError
 from pteforge.support import testing
-from pteforge.llm import gguf_reader, testing_gguf
+from pteforge.llm.from_gguf import reader as gguf_reader, testing as testing_gguf
 
 _CORPUS = [f"Sentence {i}: the weather is nice today, and {i * 7} people walk to the market." for i in range(60)]
 _CORPUS += ["What is the capital of France? The capital of France is Paris.", "Café, naïve, 東京 — it's fine!"] * 10

