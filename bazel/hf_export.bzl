@@ -78,6 +78,7 @@ reruns it).""",
 #         max_source_len = 128,         # longest source in tokens (0: Whisper's fixed length)
 #         max_target_len = 128,         # decoder positions, the start token included
 #         max_rows = 8,                 # sources x beams at once
+#         max_sources = 1,              # sources at once (0: max_rows)
 #         backend = "xnnpack",          # or "portable"
 #         quantize = "int8",            # or "none" (int8: XNNPACK only)
 #     )
@@ -91,6 +92,8 @@ def _seq2seq_pte_impl(ctx):
     ])
     if ctx.attr.max_source_len:
         arguments.append("--max_source_len=%d" % ctx.attr.max_source_len)
+    if ctx.attr.max_sources:
+        arguments.append("--max_sources=%d" % ctx.attr.max_sources)
     return run_exporter(ctx, arguments, depset(ctx.files.hf_model))
 
 _seq2seq_pte = rule(
@@ -102,6 +105,7 @@ _seq2seq_pte = rule(
         max_source_len = attr.int(default = 0, doc = "Longest source in tokens; 0: the default (Whisper: fixed)."),
         max_target_len = attr.int(default = 128, doc = "Decoder positions, the start token included."),
         max_rows = attr.int(default = 8, doc = "Decoder rows at once (sources x beams)."),
+        max_sources = attr.int(default = 0, doc = "Sources at once; 0: max_rows."),
     ),
 )
 

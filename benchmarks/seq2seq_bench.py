@@ -1,5 +1,6 @@
 """seq2seq_bench: encoder-decoders of realistic size with random weights, side by side,
-batch 1, greedy, 1 thread, the same number of new tokens for every engine:
+batch 1, greedy and 4 beams, 1 and 2 threads, the same number of new tokens for every
+engine:
 
   Whisper   a Whisper-tiny-sized WhisperForConditionalGeneration (d_model 384, 4 + 4
             layers, 6 heads, ffn 1536, vocabulary 51865, 80 mel bins, 1500 source and
@@ -13,13 +14,15 @@ batch 1, greedy, 1 thread, the same number of new tokens for every engine:
 
 Each model is built from its transformers config with seeded random weights and saved as
 a local Hugging Face folder (CTranslate2's converter reads one); every engine reads it.
-Engines, each at float32 and int8:
+Engines, each at float32 and int8, each configuration in its own process:
 
   pteforge      export_seq2seq_lm(backend="xnnpack", quantize=None|"int8"): encode runs
                 the encoder and writes every decoder layer's cross-attention keys and
-                values into the shared cache once; decode_step reads them from it.
-                max_rows 1 (batch 1, greedy: what the other engines are given),
-                max_target_len 128, T5's max_source_len 64.
+                values into the shared cache once; decode_step reads them where they
+                are and returns logits; the C++ search (TranslationModel / WhisperModel,
+                cc/generate/search.h) picks the tokens. One program per beam count:
+                max_rows = beams, max_sources 1 (batch 1: what the other engines are
+                given), max_target_len 128, T5's max_source_len 64.
   optimum       the design optimum-executorch exports: transformers'
                 Seq2SeqLMExportableModule pieces (Seq2SeqLMEncoderExportableModule and
                 Seq2SeqLMDecoderExportableModuleWithStaticCache, static self-attention
@@ -35,16 +38,18 @@ Engines, each at float32 and int8:
                 and the decoder's lm_head is Whisper's proj_out. int8: the same
                 quantization as pteforge's (pteforge.lower.quantize.QUANTIZERS["int8"]: int8
                 linear weights per channel with dynamic int8 activations, int8 embedding
-                tables) on the model before export.
-  transformers  eager PyTorch (seq2seq_eager_worker.py), torch.set_num_threads(1): the
-                encoder once, then the model's own forward with its cache, one call per
-                token (the prompt in the first); int8: the same quantized model, whose
+                tables) on the model before export. Greedy only (OPTIMUM_BEAMS): its
+                4-beam rows are recorded with the reason instead of figures.
+  transformers  eager PyTorch (seq2seq_eager_worker.py), torch.set_num_threads: the
+                encoder once, then greedy the model's own forward with its cache, one
+                call per token (the prompt in the first), with beams generate() on the
+                encoder's output; int8: the same quantized model, whose
                 int8 layers eager PyTorch runs by dequantizing their weights on every
                 call (torchao's unwrapped form): its tokens are the reference for the
                 ExecuTorch programs, its speed is not an int8 engine's.
   ctranslate2   CTranslate2 (seq2seq_ct2_worker.py) on the folder converted with
-                quantization float32 / int8 (compute type the same), intra_threads=1,
-                inter_threads=1; Whisper through ctranslate2.models.Whisper (encode, then
+                quantization float32 / int8 (compute type the same), intra_threads =
+                threads, inter_threads=1, beam_size = beams; Whisper through ctranslate2.models.Whisper (encode, then
                 generate on the encoded features), T5 through ctranslate2.Translator,
                 which cannot encode alone: its encode_ms is null and its decode rate
                 comes from two runs (1 and N tokens; see the worker).
@@ -58,25 +63,30 @@ untimed warm-up. Columns:
   encode ms     the encoder call (pteforge: + writing the cross-attention cache; the
                 others compute cross-attention keys and values in decode steps)
   decode tok/s  new tokens / the time from the end of encode to the last new token
-                (the prompt's steps included); every engine generates exactly N new
-                tokens: no EOS stop (the C++ loop and eager take the argmax; CTranslate2
-                is held to N by min_decoding_length / EOS suppressed)
+                (the prompt's steps included; with beams, the best hypothesis' tokens);
+                every engine generates exactly N new tokens: no EOS before them
+                (pteforge's search: min_length; eager: EOS left out of the argmax,
+                min_new_tokens; CTranslate2: min_decoding_length / EOS suppressed)
   planned MB    the program's planned memory as the Session allocates it (the largest
                 method's work arena + the state arena; llm_bench's planned_bytes); the
                 JSON also has planned_separate_mb, one arena per method (ExecuTorch's
                 Module). null for transformers and CTranslate2.
-  = eager       how many of the N tokens equal transformers eager's at the same precision
-                (CTranslate2 int8 quantizes differently: compared anyway, for reference)
+  = eager       how many of the N tokens equal transformers eager's at the same precision,
+                beams and threads (CTranslate2 int8 quantizes differently: compared
+                anyway, for reference)
 
-Then the goals as ratios: pteforge's decode tok/s >= 1.5x the optimum design's at planned
-memory <= its, and >= CTranslate2's, at the same precision: met / NOT MET with the figures.
+Then the goals as ratios (seq2seq_common.goals), each met / NOT MET with the figures:
+pteforge's decode tok/s >= CTranslate2's at the same precision, beams and threads, and
+>= 2x transformers eager's in float32; its encode time <= CTranslate2's and its peak RSS
+<= CTranslate2's; greedy, >= 1.5x the optimum design's decode at planned memory <= its.
 
     ./bazelw run //benchmarks:seq2seq_bench                      # everything, real sizes
     ./bazelw run //benchmarks:seq2seq_bench -- --quick           # tiny models, 16 tokens
-    ./bazelw run //benchmarks:seq2seq_bench -- --model=t5 --precision=float32
+    ./bazelw run //benchmarks:seq2seq_bench -- --model=t5 --precision=float32 --beams=4 --threads=1
 
 A full run writes benchmarks/results/seq2seq_bench.json (in the workspace); a partial
-one (--quick, --model, --precision, --engines, --size) writes only with --out.
+one (--quick, --model, --precision, --engines, --size, --beams, --threads) writes only
+with --out.
 """
 
 from __future__ import annotations
@@ -106,8 +116,8 @@ from pteforge.seq2seq import export as seq2seq_export  # noqa: E402
 from pteforge.support.quiet import held_back  # noqa: E402
 
 _RUNFILES = runfiles.Create()
-# pteforge's decoder rows: one, as batch 1 greedy needs (and the cache is planned for).
-PTEFORGE_MAX_ROWS = 1
+# Why the optimum-executorch design has no beam rows.
+OPTIMUM_BEAMS = "greedy only: its static cache (batch 1) has no reorder for beam search"
 
 
 def _tool(name: str) -> str:
@@ -149,12 +159,17 @@ def whisper_features(mel_bins: int, seed: int = 2) -> np.ndarray:
     return features.astype(np.float32)
 
 
-def export_pteforge(model, name: str, precision: str, args):
-    """pteforge.seq2seq's program (a PteProgram)."""
+def export_pteforge(model, name: str, precision: str, beams: int, args):
+    """pteforge.seq2seq's program for one source and `beams` rows (a PteProgram)."""
     max_source = None if name == "whisper" else args.source_tokens
     return seq2seq_export.export_seq2seq_lm(
-        model, max_source_len=max_source, max_target_len=args.max_target_len, max_rows=PTEFORGE_MAX_ROWS,
+        model, max_source_len=max_source, max_target_len=args.max_target_len, max_rows=beams, max_sources=1,
         backend="xnnpack", quantize=None if precision == "float32" else precision)
+
+
+def _write(path: str, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
 
 
 class _WhisperEncoder(torch.nn.Module):
@@ -240,7 +255,8 @@ def main() -> int:
     parser.add_argument("--new_tokens", type=int, default=64)
     parser.add_argument("--source_tokens", type=int, default=64, help="T5's source length (its max_source_len)")
     parser.add_argument("--max_target_len", type=int, default=128, help="decoder positions of both programs")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", default="1,2", help="thread counts, e.g. 1,2")
+    parser.add_argument("--beams", default="1,4", help="beam counts (1: greedy), e.g. 1,4")
     parser.add_argument("--out", help="write the rows as JSON here (default for a full run: "
                                       "benchmarks/results/seq2seq_bench.json in the workspace)")
     parser.add_argument("--work_dir", help="keep the folders, .pte and CTranslate2 models here; ones already there "
@@ -248,13 +264,22 @@ def main() -> int:
     args = parser.parse_args()
     if args.quick:
         args.size, args.new_tokens = "tiny", 16
+    for flag in ("threads", "beams"):
+        try:
+            values = [int(v) for v in getattr(args, flag).split(",") if v]
+        except ValueError:
+            values = []
+        if not values or min(values) < 1:
+            parser.error(f"--{flag}: expected positive integers separated by commas")
+        setattr(args, flag, values)
     chosen = {}
     for flag, known in (("model", MODELS), ("precision", PRECISIONS), ("engines", ENGINES)):
         chosen[flag] = [v for v in getattr(args, flag).split(",") if v]
         if not chosen[flag] or not set(chosen[flag]) <= set(known):
             parser.error(f"--{flag}: expected some of {', '.join(known)}")
-    full = (args.size == "real" and all(len(chosen[f]) == len(k) for f, k in
-                                        (("model", MODELS), ("precision", PRECISIONS), ("engines", ENGINES))))
+    full = (args.size == "real" and args.threads == [1, 2] and args.beams == [1, 4]
+            and all(len(chosen[f]) == len(k) for f, k in
+                    (("model", MODELS), ("precision", PRECISIONS), ("engines", ENGINES))))
     out = args.out or (os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."), "benchmarks", "results",
                                     "seq2seq_bench.json") if full else None)
     work = args.work_dir or tempfile.mkdtemp(prefix="seq2seq_bench.")
@@ -262,9 +287,10 @@ def main() -> int:
     if args.max_target_len < max(len(seq2seq_common.prompt(m)) for m in chosen["model"]) + args.new_tokens:
         parser.error("--max_target_len must hold the prompt and --new_tokens")
     started = time.time()
-    print(f"{args.size} sizes, batch 1, greedy, {args.new_tokens} new tokens, {args.threads} thread(s); T5 source "
+    print(f"{args.size} sizes, batch 1, {args.beams} beam(s), {args.new_tokens} new tokens, {args.threads} "
+          f"thread(s); T5 source "
           f"{args.source_tokens} tokens, Whisper one 30-s window; max_target_len {args.max_target_len}; work files in "
-          f"{work}\n\n{seq2seq_common.HEADER}\n|" + "---|" * 11, flush=True)
+          f"{work}\n\n{seq2seq_common.HEADER}\n|" + "---|" * seq2seq_common.HEADER.count("|", 1), flush=True)
 
     rows = []
     for name in chosen["model"]:
@@ -288,14 +314,14 @@ def main() -> int:
             example = torch.tensor([ids])
             loop_source = ["--source_ids=" + " ".join(map(str, ids))]
             worker_source = " ".join(map(str, ids))
-        common = dict(model=name, threads=args.threads)
+        eos = int(config.eos_token_id)
         for precision in chosen["precision"]:
             batch = []
 
-            def record(engine, stats, tokens, path=None, export_s=None, **extra):
+            def record(engine, beams, threads, stats, tokens, path=None, export_s=None, **extra):
                 planned, separate = stats.get("planned_bytes"), stats.get("separate_arenas_bytes")
                 batch.append({
-                    "engine": engine, "precision": precision, **common,
+                    "engine": engine, "model": name, "precision": precision, "threads": threads, "beams": beams,
                     "encode_ms": stats.get("encode_ms"), "decode_tokens_per_s": stats.get("decode_tokens_per_s"),
                     "peak_rss_mb": stats.get("peak_rss_mb"), "planned_mb": planned and planned / 2**20,
                     "planned_separate_mb": separate and separate / 2**20,
@@ -310,51 +336,71 @@ def main() -> int:
                     stats.update(line)
                 return _parse(stdout), stats
 
-            for engine in ("pteforge", "optimum"):
-                if engine not in chosen["engines"]:
-                    continue
-                path = os.path.join(work, f"{name}_{engine}_{precision}.pte")
-                export_s = None
-                if not os.path.exists(path):
-                    _progress(f"{name} {precision}: exporting the {engine} program (minutes at real size) ...")
-                    start = time.perf_counter()
+            def exported(engine, beams, export):
+                """The program's path (exported now unless the work folder has it) and export time."""
+                path = os.path.join(work, f"{name}_{engine}_{precision}_{beams}beams.pte")
+                if os.path.exists(path):
+                    return path, None
+                _progress(f"{name} {precision}: exporting the {engine} program for {beams} beam(s) "
+                          "(minutes at real size) ...")
+                start = time.perf_counter()
+                export(path)
+                export_s = time.perf_counter() - start
+                _progress(f"{name} {precision}: {engine} exported in {export_s:.0f} s")
+                return path, export_s
+
+            for beams in args.beams:
+                for engine in ("pteforge", "optimum"):
+                    if engine not in chosen["engines"]:
+                        continue
+                    if engine == "optimum" and beams > 1:
+                        for threads in args.threads:
+                            record(engine, beams, threads, {}, [], skipped=OPTIMUM_BEAMS)
+                        continue
                     if engine == "pteforge":
-                        export_pteforge(model, name, precision, args).save(path)
+                        path, export_s = exported(engine, beams, lambda out: export_pteforge(
+                            model, name, precision, beams, args).save(out))
                     else:
-                        data = export_optimum(model, name, precision, example, args)
-                        with open(path, "wb") as f:
-                            f.write(data)
-                    export_s = time.perf_counter() - start
-                    _progress(f"{name} {precision}: {engine} exported in {export_s:.0f} s")
-                _progress(f"{name} {precision}: running {engine}")
-                tokens, stats = run([_tool("benchmarks/seq2seq_loop"), f"--model={path}", f"--design={engine}",
-                                     *loop_source, "--prompt=" + " ".join(map(str, prompt)),
-                                     f"--new_tokens={args.new_tokens}", f"--threads={args.threads}"])
-                record(engine, stats, tokens, path, export_s)
-            if "transformers" in chosen["engines"]:
-                _progress(f"{name} {precision}: running transformers eager")
-                tokens, stats = run([sys.executable, _tool("benchmarks/seq2seq_eager_worker.py"), folder, precision,
-                                     str(args.threads), str(args.new_tokens), " ".join(map(str, prompt)),
-                                     worker_source])
-                record("transformers", stats, tokens)
-            if "ctranslate2" in chosen["engines"]:
-                ct2_dir = os.path.join(work, f"{name}_ct2_{precision}")
-                export_s = None
-                if not os.path.exists(os.path.join(ct2_dir, "model.bin")):
-                    _progress(f"{name} {precision}: converting for CTranslate2")
-                    start = time.perf_counter()
-                    with held_back():
-                        seq2seq_ct2_worker.convert(folder, name, config.vocab_size, ct2_dir, precision)
-                    export_s = time.perf_counter() - start
-                _progress(f"{name} {precision}: running CTranslate2")
-                tokens, stats = run([sys.executable, _tool("benchmarks/seq2seq_ct2_worker.py"), ct2_dir, name,
-                                     precision, str(args.threads), str(args.new_tokens), " ".join(map(str, prompt)),
-                                     worker_source])
-                record("ctranslate2", stats, tokens, os.path.join(ct2_dir, "model.bin"), export_s,
-                       encode_and_first_step_ms=stats.get("encode_and_first_step_ms"))
-            eager = next((r["tokens"] for r in batch if r["engine"] == "transformers"), None)
+                        path, export_s = exported(engine, beams, lambda out: _write(out, export_optimum(
+                            model, name, precision, example, args)))
+                    for threads in args.threads:
+                        _progress(f"{name} {precision}: running {engine}, {beams} beam(s), {threads} thread(s)")
+                        tokens, stats = run([_tool("benchmarks/seq2seq_loop"), f"--model={path}",
+                                             f"--design={engine}", *loop_source,
+                                             "--prompt=" + " ".join(map(str, prompt)),
+                                             f"--new_tokens={args.new_tokens}", f"--threads={threads}",
+                                             f"--beams={beams}", f"--eos={eos}"])
+                        record(engine, beams, threads, stats, tokens, path, export_s)
+                        export_s = None  # once per program
+                if "transformers" in chosen["engines"]:
+                    for threads in args.threads:
+                        _progress(f"{name} {precision}: running transformers eager, {beams} beam(s), "
+                                  f"{threads} thread(s)")
+                        tokens, stats = run([sys.executable, _tool("benchmarks/seq2seq_eager_worker.py"), folder,
+                                             precision, str(threads), str(args.new_tokens),
+                                             " ".join(map(str, prompt)), worker_source, str(beams)])
+                        record("transformers", beams, threads, stats, tokens)
+                if "ctranslate2" in chosen["engines"]:
+                    ct2_dir = os.path.join(work, f"{name}_ct2_{precision}")
+                    export_s = None
+                    if not os.path.exists(os.path.join(ct2_dir, "model.bin")):
+                        _progress(f"{name} {precision}: converting for CTranslate2")
+                        start = time.perf_counter()
+                        with held_back():
+                            seq2seq_ct2_worker.convert(folder, name, config.vocab_size, ct2_dir, precision)
+                        export_s = time.perf_counter() - start
+                    for threads in args.threads:
+                        _progress(f"{name} {precision}: running CTranslate2, {beams} beam(s), {threads} thread(s)")
+                        tokens, stats = run([sys.executable, _tool("benchmarks/seq2seq_ct2_worker.py"), ct2_dir,
+                                             name, precision, str(threads), str(args.new_tokens),
+                                             " ".join(map(str, prompt)), worker_source, str(beams)])
+                        record("ctranslate2", beams, threads, stats, tokens, os.path.join(ct2_dir, "model.bin"),
+                               export_s, encode_and_first_step_ms=stats.get("encode_and_first_step_ms"))
+                        export_s = None
             for row in batch:
-                row["tokens_equal_eager"] = seq2seq_common.agreement(row["tokens"], eager)
+                eager = next((r["tokens"] for r in batch if r["engine"] == "transformers"
+                              and (r["beams"], r["threads"]) == (row["beams"], row["threads"])), None)
+                row["tokens_equal_eager"] = seq2seq_common.agreement(row["tokens"], eager) if row["tokens"] else None
                 print(seq2seq_common.table_row(row), flush=True)
             rows += batch
 
@@ -370,10 +416,11 @@ def main() -> int:
             "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "machine": bench_output.machine(),
             "command": " ".join(sys.argv), "wall_s": wall_s, "size": args.size,
             "configs": {m: seq2seq_common.CONFIGS[m, args.size] for m in chosen["model"]},
-            "workload": {"batch": 1, "search": "greedy", "new_tokens": args.new_tokens,
+            "workload": {"batch": 1, "beams": args.beams, "threads": args.threads, "new_tokens": args.new_tokens,
                          "t5_source_tokens": args.source_tokens, "whisper_features": [1, 80, 3000],
                          "prompts": {m: list(seq2seq_common.prompt(m)) for m in chosen["model"]},
-                         "max_target_len": args.max_target_len, "pteforge_max_rows": PTEFORGE_MAX_ROWS},
+                         "max_target_len": args.max_target_len,
+                         "pteforge_programs": "max_rows = beams, max_sources = 1"},
             "goals": found, "rows": [{**r, "machine": bench_output.machine(), "command": " ".join(sys.argv)}
                                      for r in rows]}
         with open(out, "w", encoding="utf-8") as f:

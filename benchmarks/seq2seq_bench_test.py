@@ -46,25 +46,35 @@ def test_rate_between_two_runs_cancels_the_fixed_cost():
         common.rate_between(1, 12.0, 64, 11.0)
 
 
-def _row(engine, precision, tok_s, planned=None, model="t5"):
-    return {"engine": engine, "model": model, "precision": precision, "threads": 1, "encode_ms": 1.0,
-            "decode_tokens_per_s": tok_s, "peak_rss_mb": 100.0, "planned_mb": planned, "tokens": [1, 2],
-            "tokens_equal_eager": 2}
+def _row(engine, precision, tok_s, planned=None, model="t5", beams=1, threads=1, encode_ms=1.0, rss=100.0):
+    return {"engine": engine, "model": model, "precision": precision, "beams": beams, "threads": threads,
+            "encode_ms": encode_ms, "decode_tokens_per_s": tok_s, "peak_rss_mb": rss, "planned_mb": planned,
+            "tokens": [1, 2], "tokens_equal_eager": 2}
 
 
-def test_goals_are_ratios_at_the_same_precision():
+def test_goals_are_ratios_at_the_same_precision_beams_and_threads():
     rows = [_row("pteforge", "float32", 30.0, 10.0), _row("optimum", "float32", 15.0, 12.0),
-            _row("ctranslate2", "float32", 40.0), _row("pteforge", "int8", 60.0, 20.0),
-            _row("optimum", "int8", 50.0, 12.0), _row("ctranslate2", "int8", 50.0)]
-    found = {(g["precision"], g["against"]): g for g in common.goals(rows)}
-    assert found["float32", "optimum"]["decode_ratio"] == pytest.approx(2.0)
-    assert found["float32", "optimum"]["planned_ratio"] == pytest.approx(10 / 12)
-    assert found["float32", "optimum"]["met"]
-    assert not found["float32", "ctranslate2"]["met"]  # 0.75x
-    assert not found["int8", "optimum"]["met"]  # 1.2x, and more planned memory
-    assert found["int8", "ctranslate2"]["met"]  # 1.2x
+            _row("ctranslate2", "float32", 40.0, encode_ms=2.0, rss=90.0), _row("transformers", "float32", 10.0),
+            _row("pteforge", "int8", 60.0, 20.0), _row("optimum", "int8", 50.0, 12.0),
+            _row("ctranslate2", "int8", 50.0), _row("transformers", "int8", 5.0),
+            # Another beam count and thread count: compared with their own rows only.
+            _row("pteforge", "int8", 20.0, 20.0, beams=4, threads=2), _row("ctranslate2", "int8", 10.0, beams=4),
+            _row("ctranslate2", "int8", 40.0, beams=4, threads=2)]
+    found = {(g["precision"], g["beams"], g["threads"], g["goal"].split(" ")[0], g["against"]): g
+             for g in common.goals(rows)}
+    optimum = found["float32", 1, 1, "decode", "optimum"]
+    assert optimum["decode_ratio"] == pytest.approx(2.0) and optimum["planned_ratio"] == pytest.approx(10 / 12)
+    assert optimum["met"]
+    assert not found["float32", 1, 1, "decode", "ctranslate2"]["met"]  # 0.75x
+    assert found["float32", 1, 1, "encode", "ctranslate2"]["met"]  # 1 ms against 2 ms
+    assert not found["float32", 1, 1, "peak", "ctranslate2"]["met"]  # 100 MB against 90 MB
+    assert found["float32", 1, 1, "decode", "transformers"]["ratio"] == pytest.approx(3.0)
+    assert not any(key[0] == "int8" and key[4] == "transformers" for key in found)  # float32 only
+    assert not found["int8", 1, 1, "decode", "optimum"]["met"]  # 1.2x, and more planned memory
+    assert found["int8", 1, 1, "decode", "ctranslate2"]["met"]  # 1.2x
+    assert found["int8", 4, 2, "decode", "ctranslate2"]["ratio"] == pytest.approx(0.5)
     lines = common.goal_lines(common.goals(rows))
-    assert lines[0].startswith("t5 float32:") and lines[0].endswith(": met") and "NOT MET" in lines[1]
+    assert lines[0].startswith("t5 float32, 1 beam(s), 1 thread(s):") and lines[0].endswith(": NOT MET")
 
 
 def test_goals_skip_what_was_not_measured():
@@ -73,9 +83,9 @@ def test_goals_skip_what_was_not_measured():
 
 
 def test_table_row_shows_missing_values_as_dashes():
-    row = {**_row("ctranslate2", "int8", 50.0), "encode_ms": None, "file_mb": None, "export_s": None}
+    row = {**_row("ctranslate2", "int8", 50.0, beams=4), "encode_ms": None, "file_mb": None, "export_s": None}
     line = common.table_row(row)
-    assert line.startswith("| t5 | CTranslate2 | int8 | 1 | - | 50.0 | 100 | - |") and line.endswith("| 2/2 |")
+    assert line.startswith("| t5 | CTranslate2 | int8 | 4 | 1 | - | 50.0 | 100 | - |") and line.endswith("| 2/2 |")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 """seq2seq_bench's CTranslate2 engine: convert() (in the benchmark's process) and the
 worker (its own process, through peak_rss.py).
 
-    seq2seq_ct2_worker.py <ct2_dir> <whisper|t5> <compute_type> <threads> <new_tokens> <prompt ids> <source>
+    seq2seq_ct2_worker.py <ct2_dir> <whisper|t5> <compute_type> <threads> <new_tokens> <prompt ids> <source> <beams>
 
 <source>: a file of float32 [mel_bins, frames] features (Whisper) or the source's token
-ids separated by spaces (T5). Greedy (beam 1), after a short untimed warm-up. Prints the
-new token ids on stdout and one JSON line on stderr.
+ids separated by spaces (T5). beam_size <beams> (1: greedy), CTranslate2's other
+decoding settings its defaults, after a short untimed warm-up. Prints the new token ids
+(the best hypothesis') on stdout and one JSON line on stderr.
 
 - Whisper (ctranslate2.models.Whisper): encode_ms is Whisper.encode(); the decode is
   generate() on the encoded features with the prompt (max_length = 2 N: it decodes
@@ -64,7 +65,7 @@ def convert(folder: str, model: str, vocab_size: int, out_dir: str, quantization
     return Converter(folder).convert(out_dir, quantization=quantization, force=True)
 
 
-def _whisper(model_dir, compute_type, threads, new_tokens, prompt, features_path):
+def _whisper(model_dir, compute_type, threads, new_tokens, prompt, features_path, beams):
     import ctranslate2
     import numpy as np
 
@@ -74,7 +75,7 @@ def _whisper(model_dir, compute_type, threads, new_tokens, prompt, features_path
                                        inter_threads=1)
     features = np.fromfile(features_path, dtype=np.float32).reshape(1, model.n_mels, -1)
     storage = ctranslate2.StorageView.from_array(features)
-    options = dict(beam_size=1, suppress_blank=False, suppress_tokens=[seq2seq_common.WHISPER_EOS])
+    options = dict(beam_size=beams, suppress_blank=False, suppress_tokens=[seq2seq_common.WHISPER_EOS])
 
     def run(count):
         start = time.perf_counter()
@@ -96,7 +97,7 @@ def _whisper(model_dir, compute_type, threads, new_tokens, prompt, features_path
                     "decode_tokens_per_s": len(tokens) / (decode_ms / 1e3)}
 
 
-def _t5(model_dir, compute_type, threads, new_tokens, prompt, source_ids):
+def _t5(model_dir, compute_type, threads, new_tokens, prompt, source_ids, beams):
     import ctranslate2
 
     from benchmarks import seq2seq_common
@@ -111,7 +112,7 @@ def _t5(model_dir, compute_type, threads, new_tokens, prompt, source_ids):
 
     def run(count):
         start = time.perf_counter()
-        result = translator.translate_batch([source], beam_size=1, min_decoding_length=count,
+        result = translator.translate_batch([source], beam_size=beams, min_decoding_length=count,
                                             max_decoding_length=count)
         return [ids[t] for t in result[0].hypotheses[0]], (time.perf_counter() - start) * 1e3
 
@@ -136,13 +137,14 @@ def _vocabulary(model_dir: str) -> list[str]:
 
 def main(argv: list[str]) -> int:
     model_dir, kind, compute_type = argv[1], argv[2], argv[3]
-    threads, new_tokens = int(argv[4]), int(argv[5])
+    threads, new_tokens, beams = int(argv[4]), int(argv[5]), int(argv[8])
     prompt = [int(t) for t in argv[6].split()]
     quiet_dependencies()
     if kind == "whisper":
-        tokens, stats = _whisper(model_dir, compute_type, threads, new_tokens, prompt, argv[7])
+        tokens, stats = _whisper(model_dir, compute_type, threads, new_tokens, prompt, argv[7], beams)
     else:
-        tokens, stats = _t5(model_dir, compute_type, threads, new_tokens, prompt, [int(t) for t in argv[7].split()])
+        tokens, stats = _t5(model_dir, compute_type, threads, new_tokens, prompt, [int(t) for t in argv[7].split()],
+                            beams)
     print(" ".join(map(str, tokens)))
     print(json.dumps({"new_tokens": len(tokens), **stats}), file=sys.stderr, flush=True)
     return 0

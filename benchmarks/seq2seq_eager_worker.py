@@ -1,15 +1,18 @@
 """seq2seq_bench's transformers engine, in its own process (through peak_rss.py):
 
-    seq2seq_eager_worker.py <hf_folder> <float32|int8> <threads> <new_tokens> <prompt ids> <source>
+    seq2seq_eager_worker.py <hf_folder> <float32|int8> <threads> <new_tokens> <prompt ids> <source> <beams>
 
 <source>: a file of float32 [mel_bins, frames] features (Whisper) or the source's token
 ids separated by spaces (text models). Eager PyTorch, torch.set_num_threads(threads):
-the encoder once (encode_ms), then the model's own forward with its cache
+the encoder once (encode_ms), then, greedy, the model's own forward with its cache
 (EncoderDecoderCache; the cross-attention keys and values are projected on the first
 call and kept), the whole prompt in the first call and one call per token after it,
-greedy. int8: pteforge.lower.quantize.QUANTIZERS["int8"] on the model, what
+taking the argmax without the end-of-sequence token; with beams, transformers'
+generate() (GenerationMixin's, Whisper's own adds its long-form logic) on the encoder's
+output, num_beams and min_new_tokens = max_new_tokens = new_tokens. Exactly new_tokens
+tokens either way. int8: pteforge.lower.quantize.QUANTIZERS["int8"] on the model, what
 export_seq2seq_lm(quantize="int8") applies. A short untimed warm-up runs first. Prints
-the new token ids on stdout and one JSON line on stderr.
+the new token ids (the best beam's) on stdout and one JSON line on stderr.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ import torch  # noqa: E402
 def main(argv: list[str]) -> int:
     folder, precision, threads, new_tokens = argv[1], argv[2], int(argv[3]), int(argv[4])
     prompt = [int(t) for t in argv[5].split()]
+    beams = int(argv[7])
     import numpy as np
+    from transformers.generation.utils import GenerationMixin
 
     from pteforge.lower import quantize
     from pteforge.seq2seq.export import load_hf_seq2seq
@@ -48,19 +53,34 @@ def main(argv: list[str]) -> int:
         mask = torch.ones_like(ids)
         encoder_inputs, step_inputs = {"input_ids": ids, "attention_mask": mask}, {"attention_mask": mask}
     encoder = model.get_encoder()
+    eos = model.config.eos_token_id
+
+    def argmax(logits: torch.Tensor) -> int:
+        logits = logits[0, -1].clone()
+        logits[eos] = -torch.inf
+        return int(logits.argmax())
+
+    def greedy(encoded, count: int) -> list[int]:
+        out = model(encoder_outputs=encoded, decoder_input_ids=torch.tensor([prompt]), use_cache=True, **step_inputs)
+        tokens = [argmax(out.logits)]
+        while len(tokens) < count:
+            out = model(encoder_outputs=encoded, decoder_input_ids=torch.tensor([[tokens[-1]]]),
+                        past_key_values=out.past_key_values, use_cache=True, **step_inputs)
+            tokens.append(argmax(out.logits))
+        return tokens
+
+    def beam(encoded, count: int) -> list[int]:
+        sequences = GenerationMixin.generate(model, encoder_outputs=encoded, decoder_input_ids=torch.tensor([prompt]),
+                                             num_beams=beams, do_sample=False, min_new_tokens=count,
+                                             max_new_tokens=count, **step_inputs)
+        return sequences[0, len(prompt):].tolist()
 
     def generate(count: int) -> tuple[list[int], float, float]:
         with torch.inference_mode():
             start = time.perf_counter()
             encoded = encoder(**encoder_inputs)
             middle = time.perf_counter()
-            out = model(encoder_outputs=encoded, decoder_input_ids=torch.tensor([prompt]), use_cache=True,
-                        **step_inputs)
-            tokens = [int(out.logits[0, -1].argmax())]
-            while len(tokens) < count:
-                out = model(encoder_outputs=encoded, decoder_input_ids=torch.tensor([[tokens[-1]]]),
-                            past_key_values=out.past_key_values, use_cache=True, **step_inputs)
-                tokens.append(int(out.logits[0, -1].argmax()))
+            tokens = (greedy if beams == 1 else beam)(encoded, count)
             end = time.perf_counter()
         return tokens, (middle - start) * 1e3, (end - middle) * 1e3
 

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
+
+#include "cc/generate/log_softmax.h"
 
 namespace pteforge {
 namespace {
@@ -23,6 +26,32 @@ std::vector<int64_t> TopK(const std::vector<float>& values, size_t k) {
   return order;
 }
 
+// A scored continuation: `score` at index `index` (beam * vocab + token).
+struct Scored {
+  float score;
+  int64_t index;
+  // TopK's order: the larger score first, the lower index among equal ones.
+  bool operator<(const Scored& other) const {
+    return score > other.score || (score == other.score && index < other.index);
+  }
+};
+
+// Appends the `k` best of row[v] + offset (index first + v) to `best`, in TopK's order:
+// the k best over several rows are among their rows' k best, so beam search finds its
+// candidates with one scan of each row instead of sorting beams x vocab indices.
+void AppendRowTopK(const float* row, int64_t width, float offset, int64_t first, size_t k,
+                   std::vector<Scored>& best) {
+  std::vector<Scored> top;  // sorted, at most k
+  for (int64_t v = 0; v < width; ++v) {
+    const Scored candidate{row[v] + offset, first + v};
+    // Later columns lose ties, so a candidate must beat the k-th strictly.
+    if (top.size() == k && !(candidate.score > top.back().score)) continue;
+    top.insert(std::upper_bound(top.begin(), top.end(), candidate), candidate);
+    if (top.size() > k) top.pop_back();
+  }
+  best.insert(best.end(), top.begin(), top.end());
+}
+
 // ForcedBOSTokenLogitsProcessor / ForcedEOSTokenLogitsProcessor: only `token` remains.
 void Force(std::vector<float>& log_probs, int64_t vocab, int64_t token) {
   for (size_t row = 0; row < log_probs.size() / vocab; ++row) {
@@ -39,16 +68,9 @@ void Suppress(std::vector<float>& log_probs, int64_t vocab, const std::vector<in
   }
 }
 
-// LogitNormalization: each row log-softmaxed again.
-void Renormalize(std::vector<float>& log_probs, int64_t vocab) {
-  for (size_t row = 0; row < log_probs.size() / vocab; ++row) {
-    float* scores = log_probs.data() + row * vocab;
-    const float top = *std::max_element(scores, scores + vocab);
-    double sum = 0;
-    for (int64_t v = 0; v < vocab; ++v) sum += std::exp(static_cast<double>(scores[v] - top));
-    const float log_sum = top + static_cast<float>(std::log(sum));
-    for (int64_t v = 0; v < vocab; ++v) scores[v] -= log_sum;
-  }
+// Each row log-softmaxed: the logits beam search scores, and LogitNormalization.
+void Renormalize(std::vector<float>& scores, int64_t vocab) {
+  for (size_t row = 0; row < scores.size() / vocab; ++row) LogSoftmax(scores.data() + row * vocab, vocab);
 }
 
 // The decoder prompt's length: the start token and the prompt tokens.
@@ -62,15 +84,18 @@ int64_t BeginIndex(const SearchOptions& options) {
   return prompt > 1 || options.forced_bos_token < 0 ? prompt : prompt + 1;
 }
 
-// Whether the options ask for processors beyond min_length and forced EOS.
+// Whether the options ask for processors that change greedy's choice beyond min_length
+// and forced EOS.
 bool HasOtherProcessors(const SearchOptions& options) {
   return options.forced_bos_token >= 0 || !options.bad_tokens.empty() || !options.suppress_tokens.empty() ||
-         !options.begin_suppress_tokens.empty() || options.renormalize;
+         !options.begin_suppress_tokens.empty();
 }
 
-// The processors generate applies to a step's log-probabilities (beyond what the
-// model's decode_step applies itself), in generate's order.
-void Process(std::vector<float>& log_probs, int64_t vocab, int64_t length, const SearchOptions& options) {
+// The processors generate applies to a step's scores (beyond what the model's
+// decode_step applies itself), in generate's order. Greedy search leaves out the
+// renormalization: a log-softmax keeps each row's argmax.
+void Process(std::vector<float>& log_probs, int64_t vocab, int64_t length, const SearchOptions& options,
+             bool greedy) {
   if (!options.bad_tokens.empty()) Suppress(log_probs, vocab, options.bad_tokens);
   if (length < options.min_length) Suppress(log_probs, vocab, {options.eos_token});
   if (options.forced_bos_token >= 0 && length == 1) Force(log_probs, vocab, options.forced_bos_token);
@@ -79,7 +104,7 @@ void Process(std::vector<float>& log_probs, int64_t vocab, int64_t length, const
   if (!options.begin_suppress_tokens.empty() && length == BeginIndex(options)) {
     Suppress(log_probs, vocab, options.begin_suppress_tokens);
   }
-  if (options.renormalize) Renormalize(log_probs, vocab);
+  if (options.renormalize && !greedy) Renormalize(log_probs, vocab);
 }
 
 // Greedy's choice for one row: the highest-scoring allowed token, the lowest id among
@@ -109,10 +134,10 @@ int64_t GreedyToken(const StepScores& scores, size_t row, int64_t length, const 
 
 // Greedy's choice for every row with all of generate's processors (Process), from the
 // dense scores.
-std::vector<int64_t> ProcessedGreedyTokens(const StepScores& scores, int64_t vocab, int64_t length,
+std::vector<int64_t> ProcessedGreedyTokens(StepScores scores, int64_t vocab, int64_t length,
                                            const SearchOptions& options) {
-  std::vector<float> log_probs = scores.Dense(vocab);
-  Process(log_probs, vocab, length, options);
+  std::vector<float> log_probs = std::move(scores).TakeDense(vocab);
+  Process(log_probs, vocab, length, options, /*greedy=*/true);
   std::vector<int64_t> tokens;
   for (size_t row = 0; row < log_probs.size() / vocab; ++row) {
     const float* values = log_probs.data() + row * vocab;
@@ -169,7 +194,7 @@ StatusOr<std::vector<std::vector<int64_t>>> Greedy(Seq2SeqModel& model,
     if (!scores.ok()) return scores.status();
     std::vector<int64_t> processed;
     if (HasOtherProcessors(options)) {
-      processed = ProcessedGreedyTokens(scores.value(), model.vocab_size(), length, options);
+      processed = ProcessedGreedyTokens(std::move(scores.value()), model.vocab_size(), length, options);
     }
     std::vector<int64_t> still;
     for (size_t i = 0; i < stepped.size(); ++i) {
@@ -240,22 +265,26 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
     }
     auto scores = model.Step(last, length);
     if (!scores.ok()) return scores.status();
-    std::vector<float> log_probs = scores->Dense(vocab);
-    Process(log_probs, vocab, length, options);
+    const bool normalized = scores->log_probabilities;
+    std::vector<float> log_probs = std::move(scores.value()).TakeDense(vocab);
+    if (!normalized) Renormalize(log_probs, vocab);
+    Process(log_probs, vocab, length, options, /*greedy=*/false);
 
     std::vector<int64_t> reorder(batch * beams);
     bool all_hit = true;
     for (size_t b = 0; b < batch; ++b) {
       // Top 2 * beams continuations over all beams of the sentence.
-      std::vector<float> accumulated(beams * vocab);
+      std::vector<Scored> continuations;
       for (size_t k = 0; k < beams; ++k) {
-        const float* row = log_probs.data() + (b * beams + k) * vocab;
-        for (int64_t v = 0; v < vocab; ++v) accumulated[k * vocab + v] = row[v] + running_scores[b][k];
+        AppendRowTopK(log_probs.data() + (b * beams + k) * vocab, vocab, running_scores[b][k],
+                      static_cast<int64_t>(k) * vocab, keep, continuations);
       }
+      std::sort(continuations.begin(), continuations.end());
+      continuations.resize(keep);
       std::vector<Candidate> candidates;
-      for (int64_t index : TopK(accumulated, keep)) {
-        Candidate c{accumulated[index], index / vocab, running[b][index / vocab], false};
-        int64_t token = index % vocab;
+      for (const Scored& top : continuations) {
+        Candidate c{top.score, top.index / vocab, running[b][top.index / vocab], false};
+        int64_t token = top.index % vocab;
         c.sequence[length] = token;
         c.hits_stop = token == options.eos_token || length + 1 >= options.max_length;
         all_hit = all_hit && c.hits_stop;
@@ -323,8 +352,8 @@ Status Seq2SeqModel::KeepRows(const std::vector<int64_t>& /*rows*/) {
   return Failure(Error::NotSupported, "this model steps all of its rows");
 }
 
-std::vector<float> StepScores::Dense(int64_t vocab) const {
-  if (column_ids.empty() && row_columns.empty()) return values;
+std::vector<float> StepScores::TakeDense(int64_t vocab) && {
+  if (column_ids.empty() && row_columns.empty()) return std::move(values);
   const size_t rows = width > 0 ? values.size() / width : 0;
   std::vector<float> dense(rows * vocab, -std::numeric_limits<float>::infinity());
   for (size_t row = 0; row < rows; ++row) {

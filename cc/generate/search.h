@@ -11,21 +11,27 @@
 
 namespace pteforge {
 
-// One decoder step's next-token scores for every row. A model that scores only some
-// token ids (a lexical shortlist) returns those columns alone: greedy search then
-// takes each row's argmax over its own columns instead of over a vocabulary-wide copy
-// that is -inf almost everywhere.
+// One decoder step's next-token scores for every row: logits, which greedy search takes
+// the argmax of (after the logits processors) and beam search log-softmaxes first, as
+// generate() does; or log-probabilities already (log_probabilities). A model that
+// scores only some token ids (a lexical shortlist) returns those columns alone: greedy
+// search then takes each row's argmax over its own columns instead of over a
+// vocabulary-wide copy that is -inf almost everywhere.
 struct StepScores {
   int64_t width = 0;          // columns per row
   std::vector<float> values;  // rows x width, row-major
+  // The values are log-softmaxed over each row's columns already (beam search then
+  // leaves them as they are).
+  bool log_probabilities = false;
   // The token id of each column, ascending; empty: column c is token c.
   std::vector<int64_t> column_ids;
   // Per row, the columns it may take, ascending (the others count as -inf); empty:
   // every row takes every column.
   std::vector<const std::vector<int32_t>*> row_columns;
 
-  // The scores spread over the vocabulary, -inf where a row has no column.
-  std::vector<float> Dense(int64_t vocab) const;
+  // The scores spread over the vocabulary, -inf where a row has no column (the values
+  // themselves, moved, when every row has every token's column).
+  std::vector<float> TakeDense(int64_t vocab) &&;
 };
 
 // What a search needs from a model. Rows are decoder rows: sentence s, beam k is row
@@ -37,7 +43,7 @@ class Seq2SeqModel {
   // `beams` decoder rows per sentence.
   virtual Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) = 0;
   // One decoder step: `tokens[row]` at position `length - 1`; returns the next-token
-  // log-probabilities (greedy search: any scores with the same argmax).
+  // logits (or log-probabilities: StepScores::log_probabilities).
   virtual StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) = 0;
   // Row i takes the decoder history of row `rows[i]`.
   virtual Status Reorder(const std::vector<int64_t>& rows) = 0;

@@ -84,6 +84,7 @@ StatusOr<StepScores> BergamotModel::Step(const std::vector<int64_t>& tokens, int
   scores.width = static_cast<int64_t>(k);
   scores.values = std::move(logits.value());
   scores.column_ids = candidates_;
+  scores.log_probabilities = beams_ > 1;
   for (int64_t row = 0; row < n; ++row) {
     const std::vector<int32_t>& columns = sentence_columns_.at(stepped_[row] / beams_);
     scores.row_columns.push_back(&columns);

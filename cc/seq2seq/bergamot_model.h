@@ -4,8 +4,9 @@
 // row then keeps only its own sentence's candidates (the engine's set, as if translated alone):
 // StepScores with the union as columns and each row's own columns, raw logits for
 // greedy search, which keeps the engine's exact argmax, and log-probabilities over the
-// row's candidates when beams need scores. Greedy search steps only the unfinished rows
-// (KeepRows): decode_step takes the rows it advances.
+// row's candidates when beams need scores (computed here in double, as when the parity
+// with the engine was established: StepScores::log_probabilities). Greedy search steps
+// only the unfinished rows (KeepRows): decode_step takes the rows it advances.
 #ifndef PTEFORGE_CC_SEQ2SEQ_BERGAMOT_MODEL_H_
 #define PTEFORGE_CC_SEQ2SEQ_BERGAMOT_MODEL_H_
 

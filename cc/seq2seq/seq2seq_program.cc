@@ -1,5 +1,6 @@
 #include "cc/seq2seq/seq2seq_program.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "cc/runtime/constants.h"
@@ -32,6 +33,12 @@ StatusOr<Seq2SeqProgramInfo> ReadSeq2SeqProgram(Session& s, const std::string& w
            Read(s, "max_source_length", &info.max_source_length),
            Read(s, "max_target_length", &info.max_target_length)}) {
     if (!status.ok()) return status;
+  }
+  // Programs from before max_sources kept a source per row.
+  const std::vector<std::string>& constants = s.constants();
+  info.max_sources = info.max_rows;
+  if (std::find(constants.begin(), constants.end(), "max_sources") != constants.end()) {
+    PTEFORGE_RETURN_IF_ERROR(Read(s, "max_sources", &info.max_sources));
   }
   if (eos.size() != 1) {
     return Failure(Error::NotSupported, "%s names %zu end-of-sequence tokens; pteforge's search handles exactly one",

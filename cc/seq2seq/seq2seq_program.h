@@ -18,6 +18,7 @@ struct Seq2SeqProgramInfo {
   std::string encoder_input;  // "input_ids" (text) or "input_features" (Whisper)
   int64_t vocab_size = 0;
   int64_t max_rows = 0;           // sources x beams at once
+  int64_t max_sources = 0;        // sources at once (each step attends over all of them)
   int64_t max_source_length = 0;  // tokens, or Whisper's encoder positions
   int64_t max_target_length = 0;  // decoder positions
   SearchOptions defaults;         // the model's generation settings and special tokens

@@ -46,6 +46,7 @@ StatusOr<std::unique_ptr<TranslationModel>> TranslationModel::Create(std::unique
     if (model->HasConstant("unk_token_id")) PTEFORGE_RETURN_IF_ERROR(Read(s, "unk_token_id", &info.unk_token));
     info.vocab_size = program->vocab_size;
     info.max_rows = program->max_rows;
+    info.max_sources = program->max_sources;
     info.max_source_length = program->max_source_length;
     info.max_target_length = program->max_target_length;
     info.defaults = program->defaults;
@@ -73,6 +74,7 @@ StatusOr<std::unique_ptr<TranslationModel>> TranslationModel::Create(std::unique
     PTEFORGE_RETURN_IF_ERROR(status);
   }
   d.beams = static_cast<int>(beams);
+  info.max_sources = info.max_rows;  // a Bergamot program keeps a source per row
   info.vocab_size = static_cast<int64_t>(std::count(vocab.begin(), vocab.end(), '\n')) + 1;
   std::string shortlist_bytes;
   int64_t multiple = 0;
@@ -135,9 +137,11 @@ StatusOr<std::vector<std::vector<int64_t>>> TranslationModel::Generate(const std
       if (search->beams == 1) search->sentence_max_lengths.push_back(limit);
     }
   }
-  if (static_cast<int64_t>(sources.size()) * search->beams > info_.max_rows) {
-    return Failure(Error::InvalidArgument, "%zu sentences x %d beams exceed the model's %lld rows", sources.size(),
-                   search->beams, static_cast<long long>(info_.max_rows));
+  if (static_cast<int64_t>(sources.size()) * search->beams > info_.max_rows ||
+      static_cast<int64_t>(sources.size()) > info_.max_sources) {
+    return Failure(Error::InvalidArgument, "%zu sentences x %d beams exceed the model's %lld rows or %lld sources",
+                   sources.size(), search->beams, static_cast<long long>(info_.max_rows),
+                   static_cast<long long>(info_.max_sources));
   }
   for (size_t i = 0; i < sources.size(); ++i) {
     if (sources[i].empty() || static_cast<int64_t>(sources[i].size()) > info_.max_source_length) {

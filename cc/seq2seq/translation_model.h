@@ -29,6 +29,7 @@ struct TranslatorInfo {
   int64_t vocab_size = 0;
   int64_t unk_token = 0;          // SentencePiece programs: the id of pieces outside the vocabulary
   int64_t max_rows = 0;           // sentences x beams per batch
+  int64_t max_sources = 0;        // sentences per batch
   int64_t max_source_length = 0;  // tokens, </s> included
   int64_t max_target_length = 0;
   SearchOptions defaults;         // the model's generation settings

@@ -42,7 +42,7 @@ StatusOr<std::vector<StatusOr<Translation>>> Translator::Translate(const std::ve
                                                                    const TranslateOptions& options) {
   auto search = model_->Resolve(options);
   if (!search.ok()) return search.status();
-  int64_t per_batch = info().max_rows / search->beams;
+  int64_t per_batch = std::min(info().max_rows / search->beams, info().max_sources);
   if (options.batch_size > 0) per_batch = std::min<int64_t>(per_batch, options.batch_size);
   const int64_t limit = info().max_source_length;
   const int64_t eos = info().defaults.eos_token;

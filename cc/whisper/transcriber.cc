@@ -59,7 +59,7 @@ StatusOr<Transcription> Transcriber::Transcribe(const std::vector<float>& sample
   result.prompt.insert(result.prompt.end(), search->prompt_tokens.begin(), search->prompt_tokens.end());
   const int64_t window = window_samples();
   const int64_t windows = (static_cast<int64_t>(samples.size()) + window - 1) / window;
-  const int64_t per_batch = std::max<int64_t>(1, info().max_rows / search->beams);
+  const int64_t per_batch = std::max<int64_t>(1, std::min(info().max_rows / search->beams, info().max_sources));
   for (int64_t first = 0; first < windows; first += per_batch) {
     const int64_t count = std::min(per_batch, windows - first);
     std::vector<float> features;

@@ -31,11 +31,11 @@ class WhisperRows : public MarianModel {
   StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) override {
     const int64_t n = static_cast<int64_t>(tokens.size());
     const HostTensor decoder_mask = Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1));
-    auto log_probs = RunStep({Int64Tensor({n, 1}, tokens), decoder_mask}, n * vocab_size_);
-    if (!log_probs.ok()) return log_probs.status();
+    auto logits = RunStep({Int64Tensor({n, 1}, tokens), decoder_mask}, n * vocab_size_);
+    if (!logits.ok()) return logits.status();
     StepScores scores;
     scores.width = vocab_size_;
-    scores.values = std::move(log_probs.value());
+    scores.values = std::move(logits.value());
     return scores;
   }
 
@@ -79,6 +79,10 @@ StatusOr<std::unique_ptr<WhisperModel>> WhisperModel::Create(std::unique_ptr<Ses
 StatusOr<std::vector<std::vector<int64_t>>> WhisperModel::Generate(const std::vector<float>& features, int64_t count,
                                                                    const SearchOptions& search) {
   const int64_t frames = log_mel_.window_samples / log_mel_.hop_length;
+  if (count > info_.max_sources) {
+    return Failure(Error::InvalidArgument, "%lld windows at once exceed the program's %lld sources",
+                   static_cast<long long>(count), static_cast<long long>(info_.max_sources));
+  }
   if (count < 1 || static_cast<int64_t>(features.size()) != count * log_mel_.n_mels * frames) {
     return Failure(Error::InvalidArgument, "%zu feature values are not %lld window(s) of %lld mels x %lld frames",
                    features.size(), static_cast<long long>(count), static_cast<long long>(log_mel_.n_mels),

@@ -31,7 +31,8 @@ class WhisperModel {
 
   // Searches `count` windows' features ([count, n_mels, frames] row-major) with
   // `search` (its prompt_tokens fed after the start token); per window, the ids
-  // generated after the prompt. count x beams must fit the program's rows.
+  // generated after the prompt. count x beams must fit the program's rows, and count
+  // its sources.
   StatusOr<std::vector<std::vector<int64_t>>> Generate(const std::vector<float>& features, int64_t count,
                                                        const SearchOptions& search);
   // Time in encode and in decode steps since the model was created.

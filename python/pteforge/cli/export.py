@@ -6,8 +6,8 @@
     python -m pteforge.export --hf_causal_lm=DIR_OR_GGUF --out=model.pte \\
         [--max_seq_len=512] [--backend=xnnpack] [--quantize=int8|int4] [--tokenizer_dir=DIR]
     python -m pteforge.export --hf_seq2seq=DIR --out=model.pte \
-        [--max_source_len=128] [--max_target_len=128] [--max_rows=8] [--backend=xnnpack] \
-        [--quantize=int8] [--tokenizer_dir=DIR]
+        [--max_source_len=128] [--max_target_len=128] [--max_rows=8] [--max_sources=8] \
+        [--backend=xnnpack] [--quantize=int8] [--tokenizer_dir=DIR]
 
 The factory is a function returning a configured MultiMethodExporter; --model_args
 become its keyword arguments (as strings). --hf_causal_lm (first named --hf_model, which
@@ -59,6 +59,8 @@ flags.DEFINE_integer("max_source_len", None, "With --hf_seq2seq: the longest sou
                      "Whisper: fixed by the model).")
 flags.DEFINE_integer("max_target_len", 128, "With --hf_seq2seq: most decoder positions, the start token included.")
 flags.DEFINE_integer("max_rows", 8, "With --hf_seq2seq: most decoder rows at once (sources x beams).")
+flags.DEFINE_integer("max_sources", None, "With --hf_seq2seq: most sources at once (default: --max_rows; 1 for "
+                     "one source at a time, greedy or with beams, is fastest).")
 flags.DEFINE_bool(
     "verbose", False, "Also show what torch, torchao and ExecuTorch print (held back by default)."
 )
@@ -115,7 +117,7 @@ def load_factory(spec: str) -> Callable:
 
 # Flags that belong to one kind of export.
 _LLM_FLAGS = ("max_seq_len",)
-_SEQ2SEQ_FLAGS = ("max_source_len", "max_target_len", "max_rows")
+_SEQ2SEQ_FLAGS = ("max_source_len", "max_target_len", "max_rows", "max_sources")
 _HF_FLAGS = ("quantize", "tokenizer_dir")
 
 
@@ -164,8 +166,9 @@ def _hf_factory() -> tuple[Callable, dict[str, str]]:
 
         kwargs = {"hf_seq2seq": _folder("hf_seq2seq"), "max_target_len": str(FLAGS.max_target_len),
                   "max_rows": str(FLAGS.max_rows)}
-        if FLAGS.max_source_len is not None:
-            kwargs["max_source_len"] = str(FLAGS.max_source_len)
+        for name in ("max_source_len", "max_sources"):
+            if FLAGS[name].value is not None:
+                kwargs[name] = str(FLAGS[name].value)
     kwargs["quantize"] = FLAGS.quantize
     if FLAGS.tokenizer_dir:
         kwargs["tokenizer_dir"] = FLAGS.tokenizer_dir

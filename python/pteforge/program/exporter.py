@@ -36,6 +36,7 @@ from pteforge.report import report
 from pteforge.state import state as state_lib
 from pteforge.support import failures
 from pteforge.support.errors import ExportError
+from pteforge.support.instructions import instruction_counts
 from pteforge.support.progress import StageTimer
 from pteforge.support.quiet import held_back
 from pteforge.support.spec import (
@@ -83,6 +84,7 @@ class MultiMethodExporter:
         self._constants: dict[str, Any] = {}
         self._calls: tuple[Call, ...] | None = None
         self._tolerance: dict[str, Tolerance] = {}  # by backend
+        self._notes: list[str] = []
         self._state: list[state_lib.StateBuffer] | None = None  # known after export()
 
     def shared_state(self, *names: str) -> "MultiMethodExporter":
@@ -149,6 +151,12 @@ class MultiMethodExporter:
         elif isinstance(value, tuple):
             value = list(value)
         self._constants[name] = value
+        return self
+
+    def note(self, text: str) -> "MultiMethodExporter":
+        """Adds a line to the report's notes (what the export changed or left out that
+        the program's user should know)."""
+        self._notes.append(str(text))
         return self
 
     def call_sequence(self, calls: Sequence[Call | tuple[str, Sequence[Any]]]) -> "MultiMethodExporter":
@@ -347,7 +355,9 @@ class MultiMethodExporter:
             pte_bytes=len(data),
             constant_data_bytes=plan.constant_data_bytes(emitted.executorch_program, data),
             delegated=delegated,
+            instructions=instruction_counts(emitted.executorch_program),
             conformance=conformance,
+            notes=self._notes,
         )
         replay = recorder.text() if recorder is not None else None
         self._state = state

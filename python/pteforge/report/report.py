@@ -6,6 +6,7 @@ report as well as the same .pte.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 from typing import Any, Mapping, Sequence
 
@@ -13,10 +14,18 @@ import torch
 from pteforge.capture.signature import dtype_name
 from pteforge.emit.plan import MethodPlan, Placement
 from pteforge.state.state import StateBuffer
+from pteforge.support.instructions import DELEGATE
 from pteforge.support.spec import Tolerance
 from pteforge.verify.conformance import ConformanceResult
 
 REPORT_FORMAT = 1
+
+
+def _calls(counts: collections.Counter) -> dict[str, Any]:
+    """A method's delegate calls and the operators it runs outside a delegate, per call."""
+    operators = {name: count for name, count in sorted(counts.items()) if name != DELEGATE}
+    return {"delegate_calls": counts.get(DELEGATE, 0), "operator_calls": sum(operators.values()),
+            "operators": operators}
 
 
 def build(
@@ -32,12 +41,15 @@ def build(
     pte_bytes: int,
     constant_data_bytes: int,
     delegated: Mapping[str, int],
+    instructions: Mapping[str, collections.Counter],
     conformance: ConformanceResult,
+    notes: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Assembles the report dictionary (JSON-serializable, deterministic).
 
     `signatures` are the user methods' (pteforge.capture.signature.method_signature): inputs,
-    outputs and the arguments each writes."""
+    outputs and the arguments each writes. `instructions`: instruction_counts of the
+    program. `notes`: what the exporter changed that the user should know."""
     executable = [*signatures, *generated_methods]
     work = {method: plans[method].work_bytes for method in executable}
     state_arena = max((plans[m].state_bytes for m in executable), default=0)
@@ -53,6 +65,7 @@ def build(
                 **signature,
                 "planned_work_bytes": work[method],
                 "delegates": delegated.get(method, 0),
+                **_calls(instructions.get(method, collections.Counter())),
             }
             for method, signature in signatures.items()
         },
@@ -91,6 +104,7 @@ def build(
             "max_abs_error": conformance.max_abs_error,
             "tolerance": dataclasses.asdict(conformance.tolerance),
         },
+        "notes": list(notes),
     }
 
 
@@ -140,6 +154,11 @@ def summary(report: Mapping[str, Any]) -> str:
         f"({_size(memory['work_arena_bytes_shared'])} work + {_size(memory['state_arena_bytes'])} state), "
         f"{_size(memory['total_planned_bytes_separate'])} with one arena per method"
     )
+    for method, entry in report["methods"].items():
+        if "delegate_calls" in entry and (entry["delegate_calls"] or entry["operator_calls"]):
+            lines.append(f"  {method}: {entry['delegate_calls']} delegate calls and {entry['operator_calls']} "
+                         "operators outside a delegate per call")
+    lines.extend(f"  note: {note}" for note in report.get("notes", ()))
     conformance = report["conformance"]
     lines.append(
         f"  conformance: {len(conformance['calls'])} calls, {conformance['values_compared']} values "

@@ -4,25 +4,30 @@ reorder_cache over one shared cache, the module pteforge.seq2seq exports.
     encode(input_ids [b, S], attention_mask [b, S], rows [n]) -> int64[1]   (text)
     encode(input_features [b, mel, frames], rows [n]) -> int64[1]           (Whisper)
         runs the encoder once per source and writes every decoder layer's
-        cross-attention keys and values for n decoder rows (rows[i] = the source of row
-        i: beams of one source share it). Returns n.
+        cross-attention keys and values once per source (b <= max_sources); rows[i] is
+        the source of decoder row i (the beams of a source share its keys and values).
+        Returns n.
     decode_step(tokens [n, 1], encoder_attention_mask [n, S], decoder_attention_mask [n, T])
     decode_step(tokens [n, 1], decoder_attention_mask [n, T])               (Whisper)
         one decoder step at position T - 1 through the model's own forward: appends the
-        step's self-attention keys and values and returns log-probabilities [n, vocab].
+        step's self-attention keys and values and returns the logits [n, vocab] (the
+        search normalizes them where it needs log-probabilities).
     reorder_cache(beam_rows [n]) -> int64[1]
         row i of the self-attention cache becomes row beam_rows[i] (beam search; beams
-        move within their source, whose cross-attention rows are the same).
+        move within their source, whose cross-attention keys are the same).
 
 The cache is registered buffers (state shared by the three methods); the model sees it
 through transformers' EncoderDecoderCache whose layers (CacheLayer, made on first use)
-read and write those buffers. Cross-attention layers are marked as already computed,
+write and read those buffers. Cross-attention layers are marked as already computed,
 so the model reads them and never projects the encoder output again. Shapes carry the
 lengths S and T: no step counter in the state.
 
-Each buffer is [rows * heads * positions, head_dim], the (row, head, position) vectors
-flattened, so that one 1-D index reads or writes any set of them: the form ExecuTorch's
-in-place index_put_ kernel supports, and a single copy of what a step reads.
+Each buffer is [heads * slots * positions, head_dim], the (head, slot, position)
+vectors in that order: one 1-D index writes any set of them (the form ExecuTorch's
+in-place index_put_ kernel supports), and a step reads the whole buffer as it is,
+[heads, slots * positions, head_dim], with a mask (attention.py). Self-attention slots
+are decoder rows (max_rows of max_target positions), cross-attention slots are sources
+(max_sources of max_source positions).
 """
 
 from __future__ import annotations
@@ -32,10 +37,12 @@ import functools
 import torch
 from torch import nn
 
-from pteforge.seq2seq import families
+from pteforge.seq2seq import attention, families, norms
 
 # transformers' additive attention-mask value (torch.finfo(float32).min).
 _MASKED = torch.finfo(torch.float32).min
+# The state buffer of each decoder row's source, when there are several sources.
+ROW_SOURCES = "row_sources"
 
 
 @functools.cache
@@ -51,25 +58,24 @@ def _layer_classes():
         is_compileable = True  # transformers then never drops a mask for one query
         is_sliding = False
 
-        def __init__(self, owner: "Seq2SeqWithCache", keys: torch.Tensor, values: torch.Tensor,
-                     rows: int, length: int):
+        def __init__(self, owner: "Seq2SeqWithCache", keys: torch.Tensor, values: torch.Tensor, write: torch.Tensor,
+                     length: int):
             super().__init__()
             self.owner, self.flat_keys, self.flat_values = owner, keys, values
-            self.rows, self.length = rows, length
+            self.write, self.length = write, length
             self.is_initialized = True
 
         def lazy_initialization(self, key_states, value_states):
             pass
 
         def update(self, key_states, value_states, *args, **kwargs):
-            owner, rows = self.owner, torch.arange(self.rows)
-            write = owner.index(rows, torch.arange(self.length - 1, self.length), owner.max_target)
-            read = owner.index(rows, torch.arange(self.length), owner.max_target)
-            self.flat_keys.index_put_((write,), key_states.reshape(-1, owner.head_dim))
-            self.flat_values.index_put_((write,), value_states.reshape(-1, owner.head_dim))
-            shape = (self.rows, owner.heads, self.length, owner.head_dim)
-            self.keys = self.flat_keys.index_select(0, read).view(shape)
-            self.values = self.flat_values.index_select(0, read).view(shape)
+            """Writes the step's keys and values [n, heads, 1, head_dim]; returns the whole
+            cache, [heads, max_rows, max_target, head_dim] (a view: attention.py)."""
+            owner = self.owner
+            self.flat_keys.index_put_((self.write,), key_states.reshape(-1, owner.head_dim))
+            self.flat_values.index_put_((self.write,), value_states.reshape(-1, owner.head_dim))
+            shape = (owner.heads, owner.max_rows, owner.max_target, owner.head_dim)
+            self.keys, self.values = self.flat_keys.view(shape), self.flat_values.view(shape)
             return self.keys, self.values
 
         def get_seq_length(self):
@@ -113,62 +119,91 @@ def _layer_classes():
 class LayerCache(nn.Module):
     """One decoder layer's buffers (see the module docstring for the layout)."""
 
-    def __init__(self, rows: int, heads: int, max_source: int, max_target: int, head_dim: int):
+    def __init__(self, heads: int, rows: int, max_target: int, sources: int, max_source: int, head_dim: int):
         super().__init__()
-        self.register_buffer("self_key", torch.zeros(rows * heads * max_target, head_dim))
-        self.register_buffer("self_value", torch.zeros(rows * heads * max_target, head_dim))
-        self.register_buffer("cross_key", torch.zeros(rows * heads * max_source, head_dim))
-        self.register_buffer("cross_value", torch.zeros(rows * heads * max_source, head_dim))
+        self.register_buffer("self_key", torch.zeros(heads * rows * max_target, head_dim))
+        self.register_buffer("self_value", torch.zeros(heads * rows * max_target, head_dim))
+        self.register_buffer("cross_key", torch.zeros(heads * sources * max_source, head_dim))
+        self.register_buffer("cross_value", torch.zeros(heads * sources * max_source, head_dim))
 
 
 class Seq2SeqWithCache(nn.Module):
     """`model` with encode / decode_step / reorder_cache (module docstring). `model` is
-    switched to transformers' eager attention (matmul, additive mask, softmax: what
-    lowers to XNNPACK whole); pass a copy to keep the original as it was.
+    switched to the cached attention of attention.py and its layer norms to
+    norms.MeanLayerNorm (what lowers to XNNPACK whole); pass a copy to keep the
+    original as it was.
 
     Args:
       model: a transformers encoder-decoder of a family in families.SUPPORTED, eval mode.
       max_rows: most decoder rows at once (sources x beams).
       max_source: longest source in tokens (Whisper: fixed by the model).
       max_target: most decoder positions, the start token included.
+      max_sources: most sources at once (default: max_rows). Every step attends over
+        all of their cross-attention slots, masked (attention.py): a program for one
+        source at a time, greedy or with beams, should say 1.
     """
 
-    def __init__(self, model: nn.Module, max_rows: int, max_source: int, max_target: int):
+    def __init__(self, model: nn.Module, max_rows: int, max_source: int, max_target: int,
+                 max_sources: int | None = None):
         super().__init__()
         families.check_supported(model)
-        model.set_attn_implementation("eager")
+        layers = families.decoder_layers(model)
+        attention.use_cached_attention(model, [layer.self_attention for layer in layers],
+                                       [layer.cross_attention for layer in layers])
+        norms.layer_norms_as_means(model)
         shape = families.geometry(model)
         self.model = model
         self.max_rows, self.max_source, self.max_target = max_rows, max_source, max_target
+        self.max_sources = max_rows if max_sources is None else max_sources
         self.heads, self.head_dim = shape.heads, shape.head_dim
         self.hidden = families.hidden_size(model)
         # Made here, not in the traced methods (torch.export cannot trace a class statement).
         self._layer_types = _layer_classes()
         self.cache = nn.ModuleList(
-            LayerCache(max_rows, shape.heads, max_source, max_target, shape.head_dim) for _ in range(shape.layers))
+            LayerCache(shape.heads, max_rows, max_target, self.max_sources, max_source, shape.head_dim)
+            for _ in range(shape.layers))
+        if self.max_sources > 1:  # the source of each decoder row (encode's rows)
+            self.register_buffer(ROW_SOURCES, torch.zeros(max_rows, dtype=torch.int64))
         self.train(False)
 
-    def index(self, rows: torch.Tensor, positions: torch.Tensor, width: int) -> torch.Tensor:
-        """Indices of the (row, head, position) vectors of a cache `width` positions
-        wide, in [rows, heads, positions] order."""
-        heads = torch.arange(self.heads)
-        index = (rows[:, None, None] * self.heads + heads[None, :, None]) * width + positions[None, None, :]
+    def _index(self, slots: torch.Tensor, positions: torch.Tensor, slot_count: int, width: int) -> torch.Tensor:
+        """Indices of the (head, slot, position) vectors of a cache of `slot_count` slots
+        `width` positions wide, in [slots, positions, heads] order (that of a projection's
+        output [slots, positions, heads * head_dim])."""
+        # Views, not [:, None] (an unsqueeze is a copy in ExecuTorch).
+        heads = torch.arange(self.heads).view(1, 1, -1)
+        index = (heads * slot_count + slots.view(-1, 1, 1)) * width + positions.view(1, -1, 1)
         return index.reshape(-1)
 
-    def _heads_first(self, x: torch.Tensor) -> torch.Tensor:
-        """[n, s, heads * head_dim] -> [n * heads * s, head_dim] in (row, head, position) order."""
-        n, s = x.shape[0], x.shape[1]
-        return x.view(n, s, self.heads, self.head_dim).transpose(1, 2).reshape(-1, self.head_dim)
-
     def _encode(self, encoded: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-        encoded = encoded.index_select(0, rows)
-        n, length = encoded.shape[0], encoded.shape[1]
-        # Positions past the source keep older values; steps read only 0..S-1.
-        index = self.index(torch.arange(n), torch.arange(length), self.max_source)
-        for projection, cache in zip(families.cross_projections(self.model), self.cache):
-            cache.cross_key.index_put_((index,), self._heads_first(projection.key(encoded)))
-            cache.cross_value.index_put_((index,), self._heads_first(projection.value(encoded)))
+        sources, length = encoded.shape[0], encoded.shape[1]
+        # Positions past the source keep older values, masked in every step.
+        index = self._index(torch.arange(sources), torch.arange(length), self.max_sources, self.max_source)
+        for layer, cache in zip(families.decoder_layers(self.model), self.cache):
+            cache.cross_key.index_put_((index,), layer.cross_key(encoded).reshape(-1, self.head_dim))
+            cache.cross_value.index_put_((index,), layer.cross_value(encoded).reshape(-1, self.head_dim))
+        n = rows.shape[0]
+        if self.max_sources > 1:
+            self.row_sources.index_put_((torch.arange(n),), rows)
         return torch.full((1,), n, dtype=torch.int64)
+
+    def _masks(self, n: int, source_mask: torch.Tensor | None, decoder_mask: torch.Tensor) -> dict:
+        """attention.MASKS for a step of n rows: each row's own self-attention slot up to
+        the step, and its source's slot where the source mask has tokens (None: every
+        position, Whisper; no mask at all where that leaves nothing to mask)."""
+        own_row = torch.arange(self.max_rows).view(1, -1) == torch.arange(n).view(-1, 1) if self.max_rows > 1 else None
+        masks = {"self": _slot_mask(own_row, decoder_mask, self.max_target)}
+        if self.max_sources == 1:
+            own_source = None
+            if source_mask is None:
+                masks["cross"] = None
+                return masks
+        else:
+            own_source = torch.arange(self.max_sources).view(1, -1) == self.row_sources[:n].view(-1, 1)
+            if source_mask is None:
+                source_mask = torch.ones(n, self.max_source, dtype=torch.int64)
+        masks["cross"] = _slot_mask(own_source, source_mask, self.max_source)
+        return masks
 
     def _step(self, tokens: torch.Tensor, source_mask: torch.Tensor | None,
               decoder_mask: torch.Tensor) -> torch.Tensor:
@@ -179,42 +214,49 @@ class Seq2SeqWithCache(nn.Module):
 
         SelfAttentionLayer, CrossAttentionLayer = self._layer_types
         n, length = tokens.shape[0], decoder_mask.shape[1]
-        source = self.max_source if source_mask is None else source_mask.shape[1]
-        read_cross = self.index(torch.arange(n), torch.arange(source), self.max_source)
-        cross_shape = (n, self.heads, source, self.head_dim)
-        self_layers = [SelfAttentionLayer(self, c.self_key, c.self_value, n, length) for c in self.cache]
-        cross_layers = [CrossAttentionLayer(c.cross_key.index_select(0, read_cross).view(cross_shape),
-                                            c.cross_value.index_select(0, read_cross).view(cross_shape))
+        heads, dim = self.heads, self.head_dim
+        write = self._index(torch.arange(n), torch.arange(length - 1, length), self.max_rows, self.max_target)
+        cross_shape = (heads, self.max_sources, self.max_source, dim)
+        self_layers = [SelfAttentionLayer(self, c.self_key, c.self_value, write, length) for c in self.cache]
+        cross_layers = [CrossAttentionLayer(c.cross_key.view(cross_shape), c.cross_value.view(cross_shape))
                         for c in self.cache]
         cache = EncoderDecoderCache(Cache(layers=self_layers), Cache(layers=cross_layers))
         cache.is_updated = {layer: True for layer in range(len(self.cache))}
+        masks = self._masks(n, source_mask, decoder_mask)
         arguments = dict(
             decoder_input_ids=tokens,
-            decoder_attention_mask=_additive(decoder_mask),
+            # 4-D masks pass transformers' mask helpers as they are; the attention reads
+            # attention.MASKS instead.
+            decoder_attention_mask=masks["self"].view(n, 1, 1, -1),
             past_key_values=cache,
             # Only its presence matters: the cross-attention keys and values are cached.
             encoder_outputs=BaseModelOutput(last_hidden_state=torch.zeros(n, 1, self.hidden)),
             use_cache=True,
         )
         if source_mask is not None:
-            arguments["attention_mask"] = _additive(source_mask)
-        logits = self.model(**arguments).logits
-        return torch.log_softmax(logits[:, -1], dim=-1)
+            arguments["attention_mask"] = masks["cross"].view(n, 1, 1, -1)
+        logits = self.model(**arguments, **{attention.MASKS: masks}).logits
+        return logits.view(n, -1)  # one position per row
 
     def reorder_cache(self, beam_rows: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(self.max_target)
-        source = self.index(beam_rows, positions, self.max_target)
-        target = self.index(torch.arange(beam_rows.shape[0]), positions, self.max_target)
+        source = self._index(beam_rows, positions, self.max_rows, self.max_target)
+        target = self._index(torch.arange(beam_rows.shape[0]), positions, self.max_rows, self.max_target)
         for cache in self.cache:
             cache.self_key.index_put_((target,), cache.self_key.index_select(0, source))
             cache.self_value.index_put_((target,), cache.self_value.index_select(0, source))
         return torch.full((1,), beam_rows.shape[0], dtype=torch.int64)
 
 
-def _additive(mask: torch.Tensor) -> torch.Tensor:
-    """A [n, L] 0/1 mask as transformers' 4-D additive one [n, 1, 1, L] (passed through
-    as it is by its mask helpers)."""
-    return ((1.0 - mask[:, None, None, :].to(torch.float32)) * _MASKED)
+def _slot_mask(own_slot: torch.Tensor | None, positions: torch.Tensor, width: int) -> torch.Tensor:
+    """The additive mask [n, slots * width] of rows whose own slot is own_slot [n, slots]
+    (bool; None: one slot, every row's) and whose valid positions are positions
+    [n, L <= width] (0/1)."""
+    rows = positions.shape[0]
+    valid = torch.nn.functional.pad(positions, (0, width - positions.shape[1])) != 0
+    if own_slot is not None:
+        valid = own_slot.view(rows, -1, 1) & valid.view(rows, 1, width)
+    return (1.0 - valid.to(torch.float32).view(rows, -1)) * _MASKED
 
 
 class TextSeq2SeqWithCache(Seq2SeqWithCache):
@@ -239,7 +281,8 @@ class SpeechSeq2SeqWithCache(Seq2SeqWithCache):
         return self._step(tokens, None, decoder_attention_mask)
 
 
-def with_cache(model: nn.Module, max_rows: int, max_source: int, max_target: int) -> Seq2SeqWithCache:
+def with_cache(model: nn.Module, max_rows: int, max_source: int, max_target: int,
+               max_sources: int | None = None) -> Seq2SeqWithCache:
     """The module to export for `model` (text or speech)."""
     kind = SpeechSeq2SeqWithCache if families.is_speech(model) else TextSeq2SeqWithCache
-    return kind(model, max_rows, max_source, max_target)
+    return kind(model, max_rows, max_source, max_target, max_sources)

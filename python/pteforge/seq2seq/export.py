@@ -5,6 +5,7 @@ against eager PyTorch (pteforge's conformance).
     from pteforge.seq2seq import export_seq2seq_lm
     program = export_seq2seq_lm(model, max_source_len=64, max_target_len=64, max_rows=8,
                                 backend="xnnpack", tokenizer_dir="path/to/model")
+    program = export_seq2seq_lm(model, max_rows=4, max_sources=1, ...)  # one source, up to 4 beams
     program.save("model.pte")
 
 make_exporter is the same for `pteforge-export --hf_seq2seq=DIR`: it loads the model
@@ -25,13 +26,13 @@ from pteforge.lower import quantize as quantize_lib
 from pteforge.program.exporter import MultiMethodExporter
 from pteforge.program.pte_program import PteProgram
 from pteforge.seq2seq import families, program_constants
-from pteforge.seq2seq.cache import Seq2SeqWithCache, with_cache
+from pteforge.seq2seq.cache import ROW_SOURCES, Seq2SeqWithCache, with_cache
 from pteforge.support.errors import ExportError
 from pteforge.support.quiet import held_back
 from pteforge.support.spec import BACKENDS, DYNAMIC_INT8_TOLERANCE, SCALED_TOLERANCE, Call
 
 QUANTIZATIONS = (None, "int8")
-DEFAULTS = {"max_source_len": 128, "max_target_len": 128, "max_rows": 8}
+DEFAULTS = {"max_source_len": 128, "max_target_len": 128, "max_rows": 8}  # max_sources: max_rows
 # Conformance runs sources of up to 5 tokens for 3 steps (and as many rows as there are).
 _MIN_ROWS, _MIN_SOURCE, _MIN_TARGET = 1, 5, 4
 
@@ -41,10 +42,11 @@ class Limits:
     max_source_len: int
     max_target_len: int
     max_rows: int
+    max_sources: int
 
 
 def _checked_limits(model: nn.Module, max_source_len: int | None, max_target_len: int,
-                    max_rows: int) -> Limits:
+                    max_rows: int, max_sources: int | None) -> Limits:
     """The limits, checked against the model's own (ExportError names the one broken)."""
     source_limit = families.source_limit(model)
     if families.is_speech(model):
@@ -63,7 +65,11 @@ def _checked_limits(model: nn.Module, max_source_len: int | None, max_target_len
     if target_limit is not None and max_target_len > target_limit:
         raise ExportError(f"max_target_len={max_target_len} exceeds the {target_limit} decoder positions of the "
                           f"model's position table")
-    return Limits(max_source_len, max_target_len, max_rows)
+    if max_sources is None:
+        max_sources = max_rows
+    if not isinstance(max_sources, int) or isinstance(max_sources, bool) or not 1 <= max_sources <= max_rows:
+        raise ExportError(f"max_sources={max_sources!r}: must be an integer from 1 to max_rows ({max_rows})")
+    return Limits(max_source_len, max_target_len, max_rows, max_sources)
 
 
 def seq2seq_exporter(
@@ -74,29 +80,35 @@ def seq2seq_exporter(
     quantize: str | None = None,
     tokenizer_dir: str | os.PathLike | None = None,
     name: str | None = None,
+    max_sources: int | None = None,
 ) -> MultiMethodExporter:
     """The configured MultiMethodExporter behind export_seq2seq_lm (for callers who want
     to add constants or conformance calls before exporting). Same arguments."""
     # On a copy: the caller's model keeps its attention implementation and weights.
-    return _exporter(copy.deepcopy(model), max_source_len, max_target_len, max_rows, quantize, tokenizer_dir, name)
+    return _exporter(copy.deepcopy(model), max_source_len, max_target_len, max_rows, quantize, tokenizer_dir, name,
+                     max_sources)
 
 
 def _exporter(model: nn.Module, max_source_len: int | None, max_target_len: int, max_rows: int,
-              quantize: str | None, tokenizer_dir: str | os.PathLike | None, name: str | None) -> MultiMethodExporter:
+              quantize: str | None, tokenizer_dir: str | os.PathLike | None, name: str | None,
+              max_sources: int | None = None) -> MultiMethodExporter:
     """seq2seq_exporter over `model` itself, which it switches and may quantize."""
     if quantize not in QUANTIZATIONS:
         raise ExportError(f"quantize={quantize!r}: expected None or 'int8'")
     families.check_supported(model)
-    limits = _checked_limits(model, max_source_len, max_target_len, max_rows)
-    module = with_cache(model, limits.max_rows, limits.max_source_len, limits.max_target_len)
+    limits = _checked_limits(model, max_source_len, max_target_len, max_rows, max_sources)
+    module = with_cache(model, limits.max_rows, limits.max_source_len, limits.max_target_len, limits.max_sources)
     if quantize:
         quantize_lib.QUANTIZERS[quantize](module)
-    constants = program_constants.model_constants(model, limits)
+    notes: list[str] = []
+    constants = program_constants.model_constants(model, limits, notes)
     if tokenizer_dir is not None:
         constants.update(program_constants.tokenizer_constants(tokenizer_dir, constants["vocab_size"]))
 
     exporter = MultiMethodExporter(module, name=name or families.model_type(model))
-    exporter.shared_state("cache")
+    exporter.shared_state("cache", *([ROW_SOURCES] if limits.max_sources > 1 else []))
+    for note in notes:
+        exporter.note(note)
     _add_methods(exporter, module, constants, limits)
     exporter.conformance_tolerance(DYNAMIC_INT8_TOLERANCE if quantize else SCALED_TOLERANCE)
     for key, value in constants.items():
@@ -104,14 +116,14 @@ def _exporter(model: nn.Module, max_source_len: int | None, max_target_len: int,
     return exporter
 
 
-def _conformance_rows(max_rows: int) -> tuple[list[int], list[int]]:
+def _conformance_rows(limits: Limits) -> tuple[list[int], list[int]]:
     """The decoder rows of the conformance calls (rows[i] = the source of row i) and the
-    reorder they make: two sources with two beams each, else as many as max_rows holds."""
-    if max_rows >= 4:
-        return [0, 0, 1, 1], [1, 0, 3, 2]
-    if max_rows >= 2:
-        return [0, 1], [1, 0]
-    return [0], [0]
+    reorder they make: two sources with two beams each, else as many as the limits hold
+    (one source: up to four beams)."""
+    beams = min(limits.max_rows // min(limits.max_sources, 2), 2 if limits.max_sources > 1 else 4)
+    rows = [source for source in range(min(limits.max_sources, 2)) for _ in range(beams)]
+    swap = [(row // beams) * beams + (beams - 1 - row % beams) for row in range(len(rows))]
+    return rows, swap
 
 
 def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, constants: dict,
@@ -121,14 +133,13 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
     smaller) for three steps with reorders, then a new, shorter source."""
     vocab, pad = constants["vocab_size"], constants["pad_token_id"]
     start = constants["decoder_start_token_id"]
-    # One row at most: rows and the encoder batch are static (torch.export cannot take
+    # One row or one source at most: that dimension is static (torch.export cannot take
     # a dimension whose only size is 1 as dynamic).
-    dynamic = limits.max_rows > 1
-    rows = Dim("rows", min=1, max=limits.max_rows) if dynamic else None
-    batch = Dim("batch", min=1, max=limits.max_rows) if dynamic else None
+    rows = Dim("rows", min=1, max=limits.max_rows) if limits.max_rows > 1 else None
+    batch = Dim("batch", min=1, max=limits.max_sources) if limits.max_sources > 1 else None
     target = Dim("target", min=1, max=limits.max_target_len)
     generator = torch.Generator().manual_seed(0)
-    row_sources, swap = _conformance_rows(limits.max_rows)
+    row_sources, swap = _conformance_rows(limits)
     pick, swap, n = torch.tensor(row_sources), torch.tensor(swap), len(row_sources)
     sources = max(row_sources) + 1
     steps = [torch.full((n, 1), start)] + [torch.randint(0, vocab, (n, 1), generator=generator) for _ in range(2)]
@@ -186,6 +197,7 @@ def export_seq2seq_lm(
     backend: str = "portable",
     quantize: str | None = None,
     tokenizer_dir: str | os.PathLike | None = None,
+    max_sources: int | None = None,
 ) -> PteProgram:
     """Exports a transformers encoder-decoder to a verified .pte.
 
@@ -200,6 +212,9 @@ def export_seq2seq_lm(
       quantize: None or "int8" (int8 weights per output channel with dynamically
         quantized int8 activations; XNNPACK only).
       tokenizer_dir: a folder with the model's tokenizer.json, stored in the .pte.
+      max_sources: most sources at once (default: max_rows). Every decoder step attends
+        over the cross-attention keys of all of them, masked: a program that decodes
+        one source at a time (greedy or with beams) is fastest with 1.
 
     Returns:
       The program: encode, decode_step, reorder_cache (pteforge.seq2seq.cache), reset_state
@@ -214,7 +229,8 @@ def export_seq2seq_lm(
     if quantize and backend != "xnnpack":
         raise ExportError(f"quantize={quantize!r} needs backend='xnnpack' (the portable kernels have no "
                           "quantized matmul)")
-    exporter = seq2seq_exporter(model, max_source_len, max_target_len, max_rows, quantize, tokenizer_dir)
+    exporter = seq2seq_exporter(model, max_source_len, max_target_len, max_rows, quantize, tokenizer_dir,
+                                max_sources=max_sources)
     return exporter.export(backend=backend)
 
 
@@ -238,12 +254,13 @@ def load_hf_seq2seq(directory: str | os.PathLike) -> nn.Module:
 
 def make_exporter(hf_seq2seq: str, max_source_len: str = "", max_target_len: str = str(DEFAULTS["max_target_len"]),
                   max_rows: str = str(DEFAULTS["max_rows"]), quantize: str = "none",
-                  tokenizer_dir: str = "") -> MultiMethodExporter:
+                  tokenizer_dir: str = "", max_sources: str = "") -> MultiMethodExporter:
     """seq2seq_exporter for a model folder; the arguments as strings (command line).
-    max_source_len empty: the default (Whisper: its fixed length). tokenizer_dir empty:
-    hf_seq2seq when it has a tokenizer.json."""
+    max_source_len empty: the default (Whisper: its fixed length). max_sources empty:
+    max_rows. tokenizer_dir empty: hf_seq2seq when it has a tokenizer.json."""
     numbers = {}
-    for key, text in (("max_source_len", max_source_len), ("max_target_len", max_target_len), ("max_rows", max_rows)):
+    for key, text in (("max_source_len", max_source_len), ("max_target_len", max_target_len), ("max_rows", max_rows),
+                      ("max_sources", max_sources)):
         try:
             numbers[key] = int(text) if text else None
         except ValueError:
@@ -256,4 +273,4 @@ def make_exporter(hf_seq2seq: str, max_source_len: str = "", max_target_len: str
         source = DEFAULTS["max_source_len"]
     name = os.path.basename(os.path.normpath(hf_seq2seq))
     return _exporter(model, source, numbers["max_target_len"], numbers["max_rows"],
-                     None if quantize == "none" else quantize, tokenizer_dir or None, name)
+                     None if quantize == "none" else quantize, tokenizer_dir or None, name, numbers["max_sources"])

@@ -1,6 +1,7 @@
 """export_seq2seq_lm's and the command line's (--hf_seq2seq) refusals: each a clear error
-before any export work, and no file written; and the command line's export of a model
-folder, whose program generates what the model does."""
+before any export work, and no file written; generation settings naming tokens outside
+the vocabulary, dropped with a note; and the command line's export of a model folder,
+whose program generates what the model does."""
 
 import os
 
@@ -8,6 +9,7 @@ import pytest
 import torch
 import transformers
 from absl import flags
+from transformers.generation.utils import GenerationMixin
 
 from pteforge import ExportError
 from pteforge.cli import export as cli
@@ -30,6 +32,8 @@ def bart():
     ({"max_source_len": 0}, "max_source_len=0: must be an integer of at least 5"),
     ({"max_source_len": 65}, "max_source_len=65 exceeds the model's 64 source positions"),
     ({"max_target_len": 65}, "max_target_len=65 exceeds the 64 decoder positions of the model's position table"),
+    ({"max_sources": 5}, r"max_sources=5: must be an integer from 1 to max_rows \(4\)"),
+    ({"max_sources": 0}, r"max_sources=0: must be an integer from 1 to max_rows \(4\)"),
 ])
 def test_bad_arguments_are_refused(bart, kwargs, message):
     with pytest.raises(ExportError, match=message):
@@ -86,6 +90,47 @@ def test_whisper_int8_on_one_row():
     # Whisper's encoder reads embed_positions.num_embeddings, which the int8 table keeps.
     program = export_seq2seq_lm(tiny_model("whisper"), max_source_len=None, max_target_len=8, max_rows=1, backend="xnnpack", quantize="int8")
     assert len(program.report["conformance"]["calls"]) == 9
+
+
+def test_settings_naming_tokens_outside_the_vocabulary_are_dropped_with_a_note():
+    # transformers' own WhisperConfig defaults suppress ids of the 51865-token vocabulary;
+    # on a small model generate() ignores those (its processors mask the vocabulary only).
+    model = tiny_model("whisper")
+    model.generation_config.suppress_tokens = [5, 6, 220, 50256]
+    model.generation_config.begin_suppress_tokens = [94, 50257]
+    program = export_seq2seq_lm(model, max_source_len=None, max_target_len=8, max_rows=1)
+    notes = program.report["notes"]
+    assert len(notes) == 2, notes
+    assert "suppress_tokens: 2 id(s) outside the vocabulary of 96 dropped (220, 50256)" in notes[0]
+    assert "begin_suppress_tokens: 1 id(s) outside the vocabulary of 96 dropped (50257)" in notes[1]
+    loaded = load_seq2seq(program.data)
+    assert loaded._ids("suppress_tokens") == (5, 6) and loaded._ids("begin_suppress_tokens") == (94,)
+    features = torch.randn(1, 8, 32, generator=torch.Generator().manual_seed(3))
+    expected = GenerationMixin.generate(model, input_features=features, num_beams=1, do_sample=False, max_length=8)
+    expected = expected.tolist()[0][1:]
+    if 94 in expected:
+        expected = expected[:expected.index(94) + 1]  # to </s>
+    assert loaded.generate(features, num_beams=1) == [expected]
+
+
+def test_the_report_counts_each_methods_delegate_calls_and_operators():
+    program = export_seq2seq_lm(tiny_model("marian"), max_source_len=8, max_target_len=8, max_rows=2,
+                                max_sources=1, backend="xnnpack")
+    counts = testing.instructions(program.data)
+    for method in ("encode", "decode_step", "reorder_cache"):
+        entry = program.report["methods"][method]
+        assert entry["delegate_calls"] == counts[method][testing.DELEGATE]
+        assert entry["operators"] == {name: n for name, n in counts[method].items() if name != testing.DELEGATE}
+        assert entry["operator_calls"] == sum(entry["operators"].values())
+    step = program.report["methods"]["decode_step"]
+    # One delegate call per decoder layer and one more (each layer's cache write, an
+    # in-place index_put_ into state, is between them); the step reads the cache where
+    # it is: no gather (index_select), no broadcast copy, no vocabulary-wide log-softmax.
+    assert step["delegate_calls"] == 3, step
+    assert step["operators"]["aten::index_put_"] == 4
+    for copy in ("aten::index_select.out", "aten::expand_copy.out", "aten::_log_softmax.out",
+                 "aten::native_layer_norm.out"):
+        assert copy not in step["operators"], step
 
 
 def test_a_folder_without_a_model_is_refused(tmp_path):

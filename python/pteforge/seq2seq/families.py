@@ -1,6 +1,7 @@
 """What pteforge.seq2seq needs to know of each transformers encoder-decoder family, and
-nothing more: the decoder's cache geometry, where each layer's cross-attention key and
-value projections are, what the encoder takes, and how far its position table reaches.
+nothing more: the decoder's cache geometry, where each layer's attention modules and
+cross-attention key and value projections are, what the encoder takes, and how far its
+position table reaches.
 
 Everything else (embedding scales, position tables, final_logits_bias, T5's relative
 bias and output scaling, tied heads) stays in the model's own forward, which the
@@ -33,12 +34,15 @@ class Geometry:
 
 
 @dataclasses.dataclass(frozen=True)
-class CrossProjection:
-    """One decoder layer's cross-attention key and value projections (Linear layers
-    whose output is [.., heads * head_dim]; no scaling is applied to keys)."""
+class DecoderLayer:
+    """One decoder layer's attention modules (each calls transformers' attention
+    interface) and its cross-attention key and value projections (Linear layers whose
+    output is [.., heads * head_dim]; no scaling is applied to keys)."""
 
-    key: nn.Module
-    value: nn.Module
+    self_attention: nn.Module
+    cross_attention: nn.Module
+    cross_key: nn.Module
+    cross_value: nn.Module
 
 
 def model_type(model: nn.Module) -> str:
@@ -78,12 +82,14 @@ def geometry(model: nn.Module) -> Geometry:
                     config.d_model // config.decoder_attention_heads)
 
 
-def cross_projections(model: nn.Module) -> list[CrossProjection]:
+def decoder_layers(model: nn.Module) -> list[DecoderLayer]:
     decoder = model.get_decoder()
     if model_type(model) in _T5:
-        return [CrossProjection(block.layer[1].EncDecAttention.k, block.layer[1].EncDecAttention.v)
+        return [DecoderLayer(block.layer[0].SelfAttention, block.layer[1].EncDecAttention,
+                             block.layer[1].EncDecAttention.k, block.layer[1].EncDecAttention.v)
                 for block in decoder.block]
-    return [CrossProjection(layer.encoder_attn.k_proj, layer.encoder_attn.v_proj) for layer in decoder.layers]
+    return [DecoderLayer(layer.self_attn, layer.encoder_attn, layer.encoder_attn.k_proj, layer.encoder_attn.v_proj)
+            for layer in decoder.layers]
 
 
 def hidden_size(model: nn.Module) -> int:

@@ -1,8 +1,10 @@
 """Every family pteforge.seq2seq lists (families.SUPPORTED) through Seq2SeqWithCache in
-eager PyTorch: encode, then one decode_step per position, gives the log-probabilities of
-the model's own full forward without a cache (teacher-forced over 8 positions, two
-sources of different lengths), so the cache layers, the cross-attention keys and values
-computed in encode and the masks are what each family's forward expects. Exports of
+eager PyTorch: encode, then one decode_step per position, gives the logits of the
+model's own full forward without a cache (teacher-forced over 8 positions, two sources
+of different lengths, each read by two decoder rows as beams read it, and one source
+read by two rows in a program for one source at a time), so the cache
+layers, the cross-attention keys and values computed in encode, the attention over the
+cache and the masks are what each family's forward expects. Exports of
 the five main families are tested end to end in tests/seq2seq."""
 
 import pytest
@@ -42,33 +44,42 @@ def test_every_listed_family_is_tested():
     assert sorted(MODELS) == sorted(families.SUPPORTED)
 
 
+@pytest.mark.parametrize("max_rows, max_sources, rows", [
+    # Rows 0 and 2 read source 0, rows 1 and 3 source 1 (rows 2 and 3 step what rows 0
+    # and 1 step); the program's fifth row and third source stay unused.
+    (5, 3, [0, 1, 0, 1]),
+    # One source at a time, read by two rows (beams).
+    (2, 1, [0, 0]),
+])
 @pytest.mark.parametrize("family", sorted(MODELS))
-def test_cached_steps_equal_the_full_forward(family):
+def test_cached_steps_equal_the_full_forward(family, max_rows, max_sources, rows):
     torch.manual_seed(0)
     model = MODELS[family]().eval()
     assert model.config.model_type == family
     if hasattr(model, "final_logits_bias"):
         with torch.no_grad():
             model.final_logits_bias.normal_()
-    module = with_cache(model, max_rows=4, max_source=16, max_target=12)
+    module = with_cache(model, max_rows=max_rows, max_source=16, max_target=12, max_sources=max_sources)
     start = model.config.decoder_start_token_id
-    decoder_ids = torch.cat([torch.full((2, 1), start), torch.randint(3, 90, (2, 7))], dim=1)
-    ones = lambda t: torch.ones(2, t, dtype=torch.int64)  # noqa: E731
+    sources = max(rows) + 1
+    decoder_ids = torch.cat([torch.full((sources, 1), start), torch.randint(3, 90, (sources, 7))], dim=1)
+    rows = torch.tensor(rows)
+    ones = lambda t: torch.ones(len(rows), t, dtype=torch.int64)  # noqa: E731
     with torch.no_grad():
         if family == "whisper":
-            features = torch.randn(2, 8, 32)
+            features = torch.randn(sources, 8, 32)
             expected = model(input_features=features, decoder_input_ids=decoder_ids, use_cache=False).logits
-            module.encode(features, torch.tensor([0, 1]))
-            steps = [module.decode_step(decoder_ids[:, t:t + 1], ones(t + 1)) for t in range(8)]
+            module.encode(features, rows)
+            steps = [module.decode_step(decoder_ids[rows, t:t + 1], ones(t + 1)) for t in range(8)]
         else:
-            ids = torch.randint(3, 90, (2, 7))
-            mask = ones(7)
-            mask[1, 5:] = 0
+            ids = torch.randint(3, 90, (sources, 7))
+            mask = torch.ones(sources, 7, dtype=torch.int64)
+            mask[-1, 5:] = 0
             expected = model(input_ids=ids, attention_mask=mask, decoder_input_ids=decoder_ids, use_cache=False).logits
-            module.encode(ids, mask, torch.tensor([0, 1]))
-            steps = [module.decode_step(decoder_ids[:, t:t + 1], mask, ones(t + 1)) for t in range(8)]
-    error = (torch.stack(steps, dim=1) - torch.log_softmax(expected, dim=-1)).abs().max().item()
-    assert error < 5e-5, f"{family}: max abs difference {error:.3g}"
+            module.encode(ids, mask, rows)
+            steps = [module.decode_step(decoder_ids[rows, t:t + 1], mask[rows], ones(t + 1)) for t in range(8)]
+    error = (torch.stack(steps, dim=1) - expected[rows]).abs().max().item()
+    assert error < 5e-5 * expected.abs().max().item(), f"{family}: max abs difference {error:.3g}"
 
 
 if __name__ == "__main__":

@@ -29,8 +29,8 @@ class _Rows:
     def step(self, tokens: torch.Tensor, length: int) -> torch.Tensor:
         decoder_mask = torch.ones(tokens.shape[0], length, dtype=torch.int64)
         masks = (decoder_mask,) if self.source_mask is None else (self.source_mask, decoder_mask)
-        (log_probs,) = self.program.run("decode_step", tokens[:, None], *masks)
-        return log_probs
+        (logits,) = self.program.run("decode_step", tokens[:, None], *masks)
+        return logits
 
     def reorder(self, beam_rows: torch.Tensor) -> None:
         self.program.run("reorder_cache", beam_rows)
@@ -47,6 +47,9 @@ class LoadedSeq2Seq:
                              "(no family='seq2seq' constant)")
         self.speech = self.constant("encoder_input") == "input_features"
         self.max_rows = int(self.constant("max_rows"))
+        # Programs from before max_sources kept a source per row.
+        self.max_sources = (int(self.constant("max_sources")) if "max_sources" in self.program.method_names
+                            else self.max_rows)
         self.max_source_length = int(self.constant("max_source_length"))
 
     def constant(self, name: str):
@@ -88,9 +91,9 @@ class LoadedSeq2Seq:
         settings = self.settings(num_beams, max_length, prompt)
         count = len(sources)
         rows = count * settings.num_beams
-        if rows > self.max_rows:
+        if rows > self.max_rows or count > self.max_sources:
             raise ValueError(f"{count} sources x {settings.num_beams} beams need {rows} rows; the program has "
-                             f"max_rows={self.max_rows}")
+                             f"max_rows={self.max_rows} and max_sources={self.max_sources}")
         if settings.max_length <= len(settings.prompt):
             raise ValueError(f"max_length={settings.max_length} leaves no room after the {len(settings.prompt)} "
                              "prompt tokens")

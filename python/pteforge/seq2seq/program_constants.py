@@ -5,12 +5,13 @@ searches with the model's own generation settings and no flags.
     family                  "seq2seq"
     model_type              transformers' model type ("t5", "bart", "whisper", ...)
     encoder_input           "input_ids" (text) or "input_features" (Whisper's log-mel)
-    vocab_size              the width of decode_step's log-probabilities
-    max_rows, max_source_length, max_target_length     the cache's limits
+    vocab_size              the width of decode_step's logits
+    max_rows, max_sources, max_source_length, max_target_length     the cache's limits
     decoder_start_token_id, pad_token_id
     eos_token_ids           int64[k]: a row ends at any of them
     forced_bos_token_id, forced_eos_token_id           -1 when not set
-    bad_words_ids, suppress_tokens, begin_suppress_tokens   int64[k] (single tokens)
+    bad_words_ids, suppress_tokens, begin_suppress_tokens   int64[k] (single tokens; ids
+                            outside the vocabulary are dropped, with a note)
     renormalize_logits, num_beams, length_penalty, early_stopping, min_length, max_length
                             generate()'s settings from the model's generation config
                             (transformers' defaults where unset; max_length at most
@@ -45,23 +46,32 @@ def _single(value: Any) -> int:
     return ids[0] if ids else -1
 
 
-def _tokens(name: str, value: Any) -> torch.Tensor:
-    """A list of single-token ids (bad_words_ids: [[id], ...])."""
+def _tokens(name: str, value: Any, vocab_size: int, dropped: list[str]) -> torch.Tensor:
+    """A list of single-token ids (bad_words_ids: [[id], ...]). Ids outside the
+    vocabulary are left out, and said in `dropped`: no step can produce such a token,
+    so suppressing it changes nothing (transformers' suppressing processors ignore it;
+    its bad-words processor refuses it at generation time)."""
     if value is None:
         return torch.zeros(0, dtype=torch.int64)
-    flat = []
+    flat, outside = [], []
     for item in value:
         if isinstance(item, (list, tuple)):
             if len(item) != 1:
                 raise ExportError(f"the generation config's {name} holds the sequence {list(item)}; only "
                                   "single-token entries are supported")
             item = item[0]
-        flat.append(int(item))
+        (flat if 0 <= int(item) < vocab_size else outside).append(int(item))
+    if outside:
+        note = (f"generation config {name}: {len(outside)} id(s) outside the vocabulary of {vocab_size} dropped "
+                f"({', '.join(map(str, outside[:8]))}{', ...' if len(outside) > 8 else ''})")
+        _log.warning("%s", note)
+        dropped.append(note)
     return torch.tensor(flat, dtype=torch.int64)
 
 
-def model_constants(model: nn.Module, limits) -> dict[str, Any]:
-    """The constants that come from the model, its generation config and the limits."""
+def model_constants(model: nn.Module, limits, notes: list[str] | None = None) -> dict[str, Any]:
+    """The constants that come from the model, its generation config and the limits.
+    What it drops from the generation config is added to `notes` (for the report)."""
     config = model.config
     generation = model.generation_config
     defaults = type(generation)._get_default_generation_params()
@@ -81,12 +91,14 @@ def model_constants(model: nn.Module, limits) -> dict[str, Any]:
     if early_stopping not in (True, False):
         raise ExportError(f"early_stopping={early_stopping!r} is not supported (only true or false)")
     pad = _single(generation.pad_token_id)
+    dropped = notes if notes is not None else []
     constants: dict[str, Any] = {
         "family": FAMILY,
         "model_type": families.model_type(model),
         "encoder_input": "input_features" if families.is_speech(model) else "input_ids",
         "vocab_size": vocab_size,
         "max_rows": limits.max_rows,
+        "max_sources": limits.max_sources,
         "max_source_length": limits.max_source_len,
         "max_target_length": limits.max_target_len,
         "decoder_start_token_id": start,
@@ -94,9 +106,10 @@ def model_constants(model: nn.Module, limits) -> dict[str, Any]:
         "eos_token_ids": torch.tensor(eos, dtype=torch.int64),
         "forced_bos_token_id": _single(setting("forced_bos_token_id")),
         "forced_eos_token_id": _single(setting("forced_eos_token_id")),
-        "bad_words_ids": _tokens("bad_words_ids", setting("bad_words_ids")),
-        "suppress_tokens": _tokens("suppress_tokens", setting("suppress_tokens")),
-        "begin_suppress_tokens": _tokens("begin_suppress_tokens", setting("begin_suppress_tokens")),
+        "bad_words_ids": _tokens("bad_words_ids", setting("bad_words_ids"), vocab_size, dropped),
+        "suppress_tokens": _tokens("suppress_tokens", setting("suppress_tokens"), vocab_size, dropped),
+        "begin_suppress_tokens": _tokens("begin_suppress_tokens", setting("begin_suppress_tokens"), vocab_size,
+                                         dropped),
         "renormalize_logits": bool(setting("renormalize_logits")),
         "num_beams": int(setting("num_beams")),
         "length_penalty": float(setting("length_penalty")),

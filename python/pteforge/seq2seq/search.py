@@ -2,9 +2,11 @@
 generate() does them (same logits processors, same beam bookkeeping, same stopping
 rule), so that a .pte's tokens can be compared with generate's one for one.
 
-The program side is a Decoder: step(tokens [rows], length) -> log-probabilities
-[rows, vocab] for the `length`-th decoder position, and reorder(beam_rows). The C++
-generator (cc/generate/search.cc) implements the same search.
+The program side is a Decoder: step(tokens [rows], length) -> logits [rows, vocab] for
+the `length`-th decoder position, and reorder(beam_rows). As in generate(), greedy
+search applies the logits processors to the logits and takes the argmax; beam search
+applies them to the log-softmax of the logits. The C++ generator
+(cc/generate/search.cc) implements the same search.
 """
 
 from __future__ import annotations
@@ -74,10 +76,10 @@ def process(scores: torch.Tensor, length: int, settings: Settings) -> torch.Tens
 
 
 def _feed_prompt(decoder: Decoder, rows: int, settings: Settings) -> torch.Tensor:
-    """Runs the prompt through the decoder; the log-probabilities after its last token."""
+    """Runs the prompt through the decoder; the logits after its last token."""
     for position, token in enumerate(settings.prompt, start=1):
-        log_probs = decoder.step(torch.full((rows,), token, dtype=torch.int64), position)
-    return log_probs
+        logits = decoder.step(torch.full((rows,), token, dtype=torch.int64), position)
+    return logits
 
 
 def greedy(decoder: Decoder, sources: int, settings: Settings) -> list[list[int]]:
@@ -86,16 +88,16 @@ def greedy(decoder: Decoder, sources: int, settings: Settings) -> list[list[int]
     eos = torch.tensor(settings.eos_token_ids, dtype=torch.int64)
     sequences = torch.tensor([list(settings.prompt)] * sources, dtype=torch.int64)
     unfinished = torch.ones(sources, dtype=torch.bool)
-    log_probs = _feed_prompt(decoder, sources, settings)
+    logits = _feed_prompt(decoder, sources, settings)
     while True:
         length = sequences.shape[1]
-        tokens = process(log_probs, length, settings).argmax(dim=-1)
+        tokens = process(logits, length, settings).argmax(dim=-1)
         tokens = torch.where(unfinished, tokens, torch.tensor(settings.pad_token_id))
         sequences = torch.cat([sequences, tokens[:, None]], dim=1)
         unfinished &= ~torch.isin(tokens, eos)
         if not unfinished.any() or sequences.shape[1] >= settings.max_length:
             break
-        log_probs = decoder.step(tokens, sequences.shape[1])
+        logits = decoder.step(tokens, sequences.shape[1])
     return [_trim(row[len(settings.prompt):].tolist(), settings) for row in sequences]
 
 
@@ -131,9 +133,10 @@ def beam(decoder: Decoder, sources: int, settings: Settings) -> list[list[int]]:
     finished_scores = torch.full((sources, beams), _EXCLUDED)
     is_finished = torch.zeros(sources, beams, dtype=torch.bool)
     can_improve = torch.ones(sources, 1, dtype=torch.bool)
-    log_probs = _feed_prompt(decoder, sources * beams, settings)
+    logits = _feed_prompt(decoder, sources * beams, settings)
     length = prompt
     while True:
+        log_probs = torch.log_softmax(logits, dim=-1)
         scores = process(log_probs, length, settings).view(sources, beams, -1) + running_scores[:, :, None]
         vocab = scores.shape[-1]
         top_scores, top_indices = torch.topk(scores.view(sources, -1), k=keep)
@@ -170,5 +173,5 @@ def beam(decoder: Decoder, sources: int, settings: Settings) -> list[list[int]]:
         if not (bool(can_improve.any()) and open_beam and not bool(hits_stop.all())):
             break
         decoder.reorder(reorder)
-        log_probs = decoder.step(running[:, :, length - 1].reshape(-1), length)
+        logits = decoder.step(running[:, :, length - 1].reshape(-1), length)
     return [_trim(finished[b, 0, prompt:].tolist(), settings) for b in range(sources)]

@@ -7,10 +7,8 @@ import sys
 
 import pytest
 
+from pteforge.support.instructions import DELEGATE, instruction_counts  # noqa: F401 (DELEGATE: for the tests)
 from pteforge.support.quiet import quiet_dependencies
-
-
-DELEGATE = "delegate"
 
 
 def instructions(data: bytes) -> dict[str, collections.Counter]:
@@ -19,15 +17,7 @@ def instructions(data: bytes) -> dict[str, collections.Counter]:
     from executorch.exir._serialize._program import deserialize_pte_binary
 
     program = deserialize_pte_binary(data)
-    program = getattr(program, "program", program)
-    counts = {}
-    for plan in program.execution_plan:
-        names = [f"{op.name}{'.' + op.overload if op.overload else ''}" for op in plan.operators]
-        counts[plan.name] = collections.Counter(
-            names[instruction.instr_args.op_index] if hasattr(instruction.instr_args, "op_index") else DELEGATE
-            for chain in plan.chains for instruction in chain.instructions
-            if hasattr(instruction.instr_args, "op_index") or hasattr(instruction.instr_args, "delegate_index"))
-    return counts
+    return instruction_counts(getattr(program, "program", program))
 
 
 class _BazelSharding:
