@@ -4,7 +4,7 @@ XNNPACK has no layer norm: left as nn.LayerNorm, each norm is a portable operato
 cuts the step's XNNPACK delegate in two (a Whisper-tiny-sized decoder step ran 13 of
 them between 38 delegate calls). MeanLayerNorm computes the same normalization from
 two means over the last dimension, a subtraction, a reciprocal square root and the
-affine terms: operators XNNPACK takes, the means through pteforge.xnnpack_means.
+affine terms: operators XNNPACK takes, the means through pteforge.lower.xnnpack_means.
 """
 
 from __future__ import annotations
