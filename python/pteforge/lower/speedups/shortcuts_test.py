@@ -2,7 +2,8 @@
 (PTEFORGE_EXPORT_SHORTCUTS=0), XNNPACK re-traces skipped only after a pass that changed
 nothing, ExecuTorch's last decomposition skipped only when it has nothing to do, and
 partition fusing sorting the graph in place exactly as torch's legalize_graph would, node
-provenance shared and equal to what torch records."""
+provenance shared and equal to what torch records, torch's py_impl rebuilt from its own
+source without evaluating annotations, and the collector's settings restored."""
 
 import contextlib
 
@@ -17,8 +18,9 @@ from executorch.exir.pass_base import ExportPass
 
 from models.cache_model import make_exporter as make_cache_exporter
 from models.stateful import make_exporter as make_stateful_exporter
-from pteforge.lower.speedups import (fusion_sort, merge_check, node_provenance, quantization_shapes,
-                                     redundant_decompositions, shortcuts, source_patch, xnnpack_retraces)
+from pteforge.lower.speedups import (fusion_sort, garbage_collection, lazy_annotations, merge_check,
+                                     node_provenance, quantization_shapes, redundant_decompositions, shortcuts,
+                                     source_patch, xnnpack_retraces)
 from pteforge.support import testing
 
 
@@ -425,6 +427,55 @@ def test_the_quantization_shortcut_is_undone_after_the_block():
         assert OpOverload.__call__ is not call
         assert hash(op) == key  # dictionaries keyed by the operator still find it
     assert OpOverload.__call__ is call and fake_impls.op_implementations_dict.get(op) is rule
+
+
+def test_py_impl_registers_as_torchs_without_evaluating_annotations():
+    from torch._C import DispatchKey
+    from torch._ops import OperatorBase
+
+    op = torch.ops.aten.alias.default  # a kernel for a key it has none for, removed after
+    theirs = OperatorBase.py_impl
+    with lazy_annotations.unevaluated_annotations():
+        ours = OperatorBase.py_impl
+        assert ours is not theirs and ours.__qualname__ == theirs.__qualname__
+        assert ours.__code__.co_filename == theirs.__code__.co_filename
+        assert ours.__code__.co_firstlineno == theirs.__code__.co_firstlineno
+        key = DispatchKey.AutogradXPU
+        assert key not in op.py_kernels
+        try:
+            kernel = lambda *args: None  # noqa: E731
+            assert op.py_impl(key)(kernel) is kernel and op.py_kernels[key] is kernel
+            with pytest.raises(RuntimeError, match="Trying to override a python impl"):
+                op.py_impl(key)(kernel)  # torch's own check, from torch's own source
+        finally:
+            op.py_kernels.pop(key, None)
+            op._dispatch_cache.clear()
+        with lazy_annotations.unevaluated_annotations():  # nested: left as it is
+            assert OperatorBase.py_impl is ours
+    assert OperatorBase.py_impl is theirs
+
+
+def test_a_function_that_closes_over_variables_is_not_recompiled():
+    outer = 1
+
+    def closure():
+        return outer
+
+    assert lazy_annotations.with_lazy_annotations(closure) is None
+    assert lazy_annotations.with_lazy_annotations(len) is None  # no Python source
+
+
+def test_the_collector_settings_are_restored_after_the_block():
+    import gc
+
+    thresholds = gc.get_threshold()
+    with garbage_collection.fewer_full_collections():
+        frozen = gc.get_freeze_count()
+        assert frozen > 0 and gc.get_threshold()[2] >= 100
+        with garbage_collection.fewer_full_collections():  # nested: left as it is
+            assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
+
 
 if __name__ == "__main__":
     testing.main(__file__)
