@@ -5,6 +5,8 @@
 //   generate --model=model.pte "Once upon a time"     the prompt as arguments
 //   echo "Once upon a time" | generate --model=model.pte    or all of stdin
 //   generate --model=model.pte --ids="1 450 4996"     token ids in and out (no tokenizer)
+//   generate --model=model.pte --chat                 a chat: one line a turn, the cache kept
+//   generate --model=model.pte --messages=chat.json   the user turns of a messages file
 //
 // Greedy or sampling as the model's generation config says; --greedy, --sample,
 // --temperature, --top_k, --top_p, --repetition_penalty and --seed override it (the
@@ -13,8 +15,12 @@
 // (said on stderr). --stats prints one JSON line on stderr: token counts, prefill and
 // decode tokens/s, time to first token, load time, peak RSS and the program's planned
 // memory (state and work arenas).
+// A chat (cc/llm/chat_run.h) applies the chat template the .pte carries, streams each
+// reply on its own line, and prefills only each turn's new tokens; --stats then prints
+// one JSON line per turn.
 // Exit status: 0, 1 for a model or prompt that cannot be used (too long, not a causal
-// LM, no tokenizer), 2 for bad flags.
+// LM, no tokenizer or chat template, a chat that outgrew max_seq_len), 2 for bad flags
+// or a bad --messages file.
 
 #include <chrono>
 #include <cstdio>
@@ -27,6 +33,7 @@
 #include "cc/cli/peak_rss.h"
 #include "cc/cli/runtime_tool.h"
 #include "cc/generate/token_ids.h"
+#include "cc/llm/chat_run.h"
 #include "cc/llm/generate_flags.h"
 #include "cc/llm/text_generator.h"
 
@@ -58,11 +65,15 @@ int Main(int argc, char** argv) {
   flags.Define("model", "the causal-LM .pte (pteforge-export --hf_model=DIR)");
   flags.Define("ids", "the prompt as token ids (\"1 450 4996\"); prints ids instead of text");
   DefineGenerateFlags(&flags);
+  DefineChatFlags(&flags);
   flags.DefineSwitch("stats", "print token counts and speeds as one JSON line on stderr");
   if (auto exit_status = tool.Start(argc, argv)) return *exit_status;
   if (!flags.IsSet("model")) return tool.Fail("--model=model.pte is required", kUsageError);
   if (flags.IsSet("ids") && !flags.positional().empty()) {
     return tool.Fail("--ids or a text prompt, not both", kUsageError);
+  }
+  if (ChatRequested(flags) && (flags.IsSet("ids") || !flags.positional().empty())) {
+    return tool.Fail("a chat takes its turns from --messages or stdin, not from --ids or arguments", kUsageError);
   }
 
   const auto load_start = std::chrono::steady_clock::now();
@@ -89,6 +100,13 @@ int Main(int argc, char** argv) {
   GenerateOptions options = model.Defaults();
   Status applied = ApplyGenerateFlags(flags, &options);
   if (!applied.ok()) return tool.Fail(applied, kUsageError);
+  StdoutSink out;
+  if (ChatRequested(flags)) {
+    Status chat = RunChatFlags(flags, text.get(), {options, flags.IsSet("stats")}, out,
+                               [&tool](const std::string& note) { tool.Tell(note); });
+    if (chat.ok()) return 0;
+    return tool.Fail(chat, chat.code() == Error::InvalidArgument ? kUsageError : 1);
+  }
 
   StatusOr<std::vector<int64_t>> prompt = std::vector<int64_t>();
   if (flags.IsSet("ids")) {
@@ -104,7 +122,6 @@ int Main(int argc, char** argv) {
     if (!prompt.ok()) return tool.Fail("the prompt: " + prompt.status().message());
   }
 
-  StdoutSink out;
   auto generation = text ? text->Generate(prompt.value(), options, &out) : model.Generate(prompt.value(), options, &out);
   if (!generation.ok()) return tool.Fail(generation.status());
   std::printf("\n");
