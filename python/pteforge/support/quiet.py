@@ -66,6 +66,9 @@ def quiet_dependencies() -> None:
     # pteforge initializes mutated buffers itself (reset_state), so ExecuTorch's advice
     # to run InitializedMutableBufferPass does not apply.
     warnings.filterwarnings("ignore", message="Mutation on a buffer in the model is detected")
+    # transformers' and huggingface_hub's progress bars ("Loading weights: 100%|...");
+    # read when they are imported.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
 class _KnownImportNoise(logging.Filter):
