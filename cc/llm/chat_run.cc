@@ -122,39 +122,49 @@ void DefineChatFlags(Flags* flags) {
 
 bool ChatRequested(const Flags& flags) { return flags.IsSet("chat") || flags.IsSet("messages"); }
 
-Status RunChatFlags(const Flags& flags, TextGenerator* generator, const ChatRunOptions& options, TextSink& out,
-                    const std::function<void(const std::string&)>& tell) {
-  const std::string overflow = flags.IsSet("on_overflow") ? flags.Get("on_overflow") : "refuse";
-  if (overflow != "refuse" && overflow != "last_turns") {
-    return Failure(Error::InvalidArgument, "--on_overflow=%s: expected refuse or last_turns", overflow.c_str());
+StatusOr<ChatRequest> ChatRequestFromFlags(const Flags& flags) {
+  if (flags.IsSet("ids") || !flags.positional().empty()) {
+    return Failure(Error::InvalidArgument, "a chat takes its turns from --messages or stdin, not from --ids or "
+                   "arguments");
   }
-  std::optional<ChatScript> script;
+  ChatRequest request;
+  if (flags.IsSet("on_overflow")) {
+    const std::string& overflow = flags.Get("on_overflow");
+    if (overflow != "refuse" && overflow != "last_turns") {
+      return Failure(Error::InvalidArgument, "--on_overflow=%s: expected refuse or last_turns", overflow.c_str());
+    }
+    request.keep_last_turns = overflow == "last_turns";
+  }
   if (flags.IsSet("messages")) {
-    const std::string path = flags.Get("messages");
+    const std::string& path = flags.Get("messages");
     std::ifstream file(path, std::ios::binary);
     if (!file) return Failure(Error::InvalidArgument, "--messages=%s: cannot read the file", path.c_str());
     std::stringstream contents;
     contents << file.rdbuf();
-    auto parsed = ParseChatScript(contents.str(), path);
-    if (!parsed.ok()) return Status(Error::InvalidArgument, parsed.status().message());
-    script = std::move(parsed.value());
+    auto script = ParseChatScript(contents.str(), path);
+    if (!script.ok()) return script.status();
     if (flags.IsSet("system") && script->system) {
       return Failure(Error::InvalidArgument, "--system and a system message in %s: give one of them", path.c_str());
     }
+    request.system = std::move(script->system);
+    request.users = std::move(script->users);
   }
-  auto chat = Chat::Create(generator, flags.Get("model"));
-  if (!chat.ok()) return Status(Error::NotSupported, chat.status().message());  // the model's, not the flags
-  std::optional<std::string> system = script && script->system ? script->system : std::nullopt;
-  if (flags.IsSet("system")) system = flags.Get("system");
-  if (system) PTEFORGE_RETURN_IF_ERROR(chat.value()->SetSystem(*system));
+  if (flags.IsSet("system")) request.system = flags.Get("system");
+  return request;
+}
+
+Status RunChatRequest(ChatRequest request, TextGenerator* generator, const std::string& what,
+                      const ChatRunOptions& options, TextSink& out,
+                      const std::function<void(const std::string&)>& tell) {
+  auto chat = Chat::Create(generator, what);
+  if (!chat.ok()) return chat.status();
+  if (request.system) PTEFORGE_RETURN_IF_ERROR(chat.value()->SetSystem(*request.system));
   std::unique_ptr<TurnSource> source;
-  if (script) {
-    source = std::make_unique<ScriptTurns>(std::move(script->users), overflow == "last_turns");
+  if (request.users) {
+    source = std::make_unique<ScriptTurns>(std::move(*request.users), request.keep_last_turns.value_or(false));
   } else {
-    const bool terminal = isatty(STDIN_FILENO) != 0;
-    std::optional<bool> decided;
-    if (flags.IsSet("on_overflow")) decided = overflow == "last_turns";
-    source = std::make_unique<LineTurns>(std::cin, terminal ? stderr : nullptr, decided);
+    std::FILE* prompts = isatty(STDIN_FILENO) != 0 ? stderr : nullptr;
+    source = std::make_unique<LineTurns>(std::cin, prompts, request.keep_last_turns);
   }
   return RunChat(*chat.value(), *source, options, out, tell);
 }

@@ -94,12 +94,23 @@ Status RunChat(Chat& chat, TurnSource& source, const ChatRunOptions& options, Te
 void DefineChatFlags(Flags* flags);
 // Whether the flags ask for a chat (--chat or --messages).
 bool ChatRequested(const Flags& flags);
-// The chat the flags describe, on `generator`'s program: the turns of --messages, or one
-// line a turn from stdin (prompts and the overflow question on stderr when stdin is a
-// terminal). InvalidArgument for a bad flag or messages file; the model's errors as
-// they come.
-Status RunChatFlags(const Flags& flags, TextGenerator* generator, const ChatRunOptions& options, TextSink& out,
-                    const std::function<void(const std::string&)>& tell);
+
+// What the chat flags ask for, read and checked before any model is loaded.
+struct ChatRequest {
+  std::optional<std::string> system;               // --system, or the file's
+  std::optional<std::vector<std::string>> users;   // --messages' user turns; none: stdin
+  std::optional<bool> keep_last_turns;             // --on_overflow, when given
+};
+// The request the flags make: InvalidArgument for a bad flag or messages file, or a
+// prompt given too (--ids or arguments).
+StatusOr<ChatRequest> ChatRequestFromFlags(const Flags& flags);
+
+// The request's chat on `generator`'s program (`what` names it in errors): the turns of
+// the messages file, or one line a turn from stdin (prompts and the overflow question on
+// stderr when stdin is a terminal). Errors are the model's.
+Status RunChatRequest(ChatRequest request, TextGenerator* generator, const std::string& what,
+                      const ChatRunOptions& options, TextSink& out,
+                      const std::function<void(const std::string&)>& tell);
 
 }  // namespace pteforge
 

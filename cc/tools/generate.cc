@@ -15,9 +15,8 @@
 // (said on stderr). --stats prints one JSON line on stderr: token counts, prefill and
 // decode tokens/s, time to first token, load time, peak RSS and the program's planned
 // memory (state and work arenas).
-// A chat (cc/llm/chat_run.h) applies the chat template the .pte carries, streams each
-// reply on its own line, and prefills only each turn's new tokens; --stats then prints
-// one JSON line per turn.
+// A chat (cc/llm/chat_run.h) streams each reply on its own line, prefilling only each
+// turn's new tokens; --stats then prints one JSON line per turn.
 // Exit status: 0, 1 for a model or prompt that cannot be used (too long, not a causal
 // LM, no tokenizer or chat template, a chat that outgrew max_seq_len), 2 for bad flags
 // or a bad --messages file.
@@ -27,6 +26,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,8 +72,11 @@ int Main(int argc, char** argv) {
   if (flags.IsSet("ids") && !flags.positional().empty()) {
     return tool.Fail("--ids or a text prompt, not both", kUsageError);
   }
-  if (ChatRequested(flags) && (flags.IsSet("ids") || !flags.positional().empty())) {
-    return tool.Fail("a chat takes its turns from --messages or stdin, not from --ids or arguments", kUsageError);
+  std::optional<ChatRequest> chat;
+  if (ChatRequested(flags)) {
+    auto request = ChatRequestFromFlags(flags);
+    if (!request.ok()) return tool.Fail(request.status(), kUsageError);
+    chat = std::move(request.value());
   }
 
   const auto load_start = std::chrono::steady_clock::now();
@@ -101,11 +104,10 @@ int Main(int argc, char** argv) {
   Status applied = ApplyGenerateFlags(flags, &options);
   if (!applied.ok()) return tool.Fail(applied, kUsageError);
   StdoutSink out;
-  if (ChatRequested(flags)) {
-    Status chat = RunChatFlags(flags, text.get(), {options, flags.IsSet("stats")}, out,
-                               [&tool](const std::string& note) { tool.Tell(note); });
-    if (chat.ok()) return 0;
-    return tool.Fail(chat, chat.code() == Error::InvalidArgument ? kUsageError : 1);
+  if (chat) {
+    Status chatted = RunChatRequest(std::move(*chat), text.get(), path, {options, flags.IsSet("stats")}, out,
+                                    [&tool](const std::string& note) { tool.Tell(note); });
+    return chatted.ok() ? 0 : tool.Fail(chatted);
   }
 
   StatusOr<std::vector<int64_t>> prompt = std::vector<int64_t>();

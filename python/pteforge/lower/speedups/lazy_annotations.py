@@ -8,8 +8,9 @@ time the nested function is defined: every py_impl call builds two typing generi
 run_decompositions calls py_impl about 6,000 times (for each of the ~1,000 preservable
 CompositeImplicitAutograd operators, one registration per dispatch key it overrides for
 the length of the call: `_override_composite_implicit_decomp`), and an export makes a few
-run_decompositions calls per method: on the corpus's small models that was 40% of the
-export.
+run_decompositions calls per method. Alone that was 4% of the corpus's small exports,
+but those typing objects are also what set off the full collections that
+garbage_collection.py makes rarer: the two together took 44% off (docs/benchmarks.md).
 
 unevaluated_annotations() compiles torch's own source of py_impl again with
 `from __future__ import annotations` (PEP 563): annotations stay strings nobody reads, the
