@@ -186,8 +186,9 @@ cortex_m_image = rule(
     ),
 )
 
-def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], stack_kb = 64, kernels_for = None,
-                     all_kernels = False, cmsis_nn = False, testonly = False, tags = [], **embedding):
+def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], stack_kb = 64,
+                     kernels = None, all_kernels = False, cmsis_nn = False, testonly = False, tags = [],
+                     **embedding):
     """A Cortex-M55 image running `main` on the embedded `program` with its kernels.
 
     Declares <name>_embedded (pte_embed), <name>_kernels (pte_kernels of the program),
@@ -201,8 +202,9 @@ def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], stack
       deps: more libraries for the binary.
       stack_kb: the stack reserved below the top of RAM (the linker script's
         __stack_size__; a deeper stack faults, MSPLIM).
-      kernels_for: the programs whose kernels to link (default: [program]; tests of a
-        damaged program link the intact one's).
+      kernels: a pte_kernels library to link instead of the program's own: shared by
+        images of the same program (each pte_kernels compiles the kernels it selects),
+        and the intact program's for a damaged one.
       all_kernels: link every portable and quantized kernel instead (to measure what
         selecting them saves).
       cmsis_nn: the program was exported with backend = "cortex_m": link its operators'
@@ -219,17 +221,19 @@ def cortex_m_program(name, program, main, board = "mps3_an547", deps = [], stack
         tags = tags,
         **embedding
     )
-    if all_kernels:
+    if kernels and all_kernels:
+        fail("cortex_m_program(name = %r): give kernels or all_kernels, not both" % name)
+    if all_kernels or kernels:
         native.alias(
             name = name + "_kernels",
-            actual = "//third_party/executorch:all_portable_kernels",
+            actual = kernels or "//third_party/executorch:all_portable_kernels",
             testonly = testonly,
             tags = tags,
         )
     else:
         pte_kernels(
             name = name + "_kernels",
-            programs = kernels_for or [program],
+            programs = [program],
             cmsis_nn = cmsis_nn,
             testonly = testonly,
             tags = tags,

@@ -33,12 +33,13 @@ _TARGETS = {
     "cortex_m_ops": "cc_library",
     "data_loaders": "cc_library",
     "headers": "cc_library",
+    "kernel_utils": "cc_library",
     "portable_functions_yaml": "filegroup",
-    "portable_ops": "cc_library",
+    "portable_kernel_sources": "filegroup",
     "prim_ops": "cc_library",
     "prim_ops_registration_source": "filegroup",
     "quantized_functions_yaml": "filegroup",
-    "quantized_ops": "cc_library",
+    "quantized_kernel_sources": "filegroup",
     "runtime": "cc_library",
 }
 

@@ -11,10 +11,10 @@ host `bazel build //...` does not compile the kernels for nothing). program_kern
 picks the runtime's own: these on the runtime from source, the wheel's otherwise.
 At build time,
 select_kernels.py reads the programs' operator lists and runs ExecuTorch's codegen on
-the selection: the generated registration references exactly those kernels, and the
-linker takes only them from the archive of all portable and quantized kernels
-(@executorch_source//:portable_ops, :quantized_ops). The primitive operators come with
-the runtime. A program with a delegate (XNNPACK) or an operator that has no kernel
+the selection: the generated registration references exactly those kernels, and only
+the source files that define them are compiled (copies in <name>_registration/kernels,
+a tree artifact; kernel_sources.py), with the kernels' shared code
+(@executorch_source//:kernel_utils). The primitive operators come with the runtime. A program with a delegate (XNNPACK) or an operator that has no kernel
 fails the build with a message that says which and what to do. `<name>_operators` is
 operators.txt, the list of registered operators.
 
@@ -45,6 +45,7 @@ _GENERATED_CMSIS_NN = [
 def _kernel_registration_impl(ctx):
     generated = _GENERATED + (_GENERATED_CMSIS_NN if ctx.attr.cmsis_nn else [])
     sources = [ctx.actions.declare_file(ctx.label.name + "/" + name) for name in generated]
+    kernel_copies = ctx.actions.declare_directory(ctx.label.name + "/kernels")
     operators = ctx.actions.declare_file(ctx.label.name + "/operators.txt")
     templates = ctx.files._templates
     arguments = [
@@ -61,20 +62,23 @@ def _kernel_registration_impl(ctx):
         arguments.append("--cortex_m_yaml=" + ctx.file._cortex_m_yaml.path)
         cmsis_nn_inputs.append(ctx.file._cortex_m_yaml)
     arguments += ["--program=" + program.path for program in ctx.files.programs]
+    kernel_files = ctx.actions.args()
+    kernel_files.add_all(ctx.files._portable_sources, format_each = "--portable_source=%s")
+    kernel_files.add_all(ctx.files._quantized_sources, format_each = "--quantized_source=%s")
     ctx.actions.run(
         executable = ctx.executable._select_kernels,
-        arguments = arguments,
-        inputs = ctx.files.programs + templates + cmsis_nn_inputs + [
+        arguments = arguments + [kernel_files],
+        inputs = ctx.files.programs + templates + cmsis_nn_inputs + ctx.files._portable_sources + ctx.files._quantized_sources + [
             ctx.file._functions_yaml,
             ctx.file._quantized_yaml,
             ctx.file._prim_ops,
         ],
-        outputs = sources + [operators],
+        outputs = sources + [operators, kernel_copies],
         mnemonic = "PteKernels",
         progress_message = "Selecting the ExecuTorch kernels of %s" % ctx.label,
     )
     return [
-        DefaultInfo(files = depset(sources)),
+        DefaultInfo(files = depset(sources + [kernel_copies])),
         OutputGroupInfo(operators = depset([operators])),
     ]
 
@@ -106,6 +110,8 @@ _kernel_registration = rule(
             default = "@executorch_source//:cortex_m_functions_yaml",
             allow_single_file = True,
         ),
+        "_portable_sources": attr.label(default = "@executorch_source//:portable_kernel_sources"),
+        "_quantized_sources": attr.label(default = "@executorch_source//:quantized_kernel_sources"),
     },
 )
 
@@ -142,7 +148,7 @@ def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **
     native.cc_library(
         name = name,
         srcs = [":" + name + "_registration"],
-        # As the kernels they register (source.BUILD's _COPTS).
+        # The kernels' own flags (source.BUILD's _COPTS).
         copts = [
             "-w",
             "-Wno-psabi",
@@ -153,8 +159,7 @@ def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **
         # The registration runs from a static initializer that nothing references.
         alwayslink = True,
         deps = [
-            "@executorch_source//:portable_ops",
-            "@executorch_source//:quantized_ops",
+            "@executorch_source//:kernel_utils",
             "@executorch_source//:runtime",
         ] + ([
             "//cc/kernels:ops",

@@ -1,9 +1,11 @@
 """select_kernels.py refuses what the runtime from source cannot run, with a message
 naming the program and what to do: a program with an XNNPACK delegate, one with
 pteforge's CMSIS-NN operators outside an image on CMSIS-NN, and a file that is not a
-program. A portable program gets its operators registered, a cortex_m one on CMSIS-NN
-exactly pteforge's kernels it uses."""
+program. A portable program gets its operators registered and only the kernel sources
+that define them copied to be compiled, a cortex_m one on CMSIS-NN exactly pteforge's
+kernels it uses."""
 
+import glob
 import os
 import subprocess
 import sys
@@ -29,6 +31,9 @@ def select(tmp_path, *programs, cmsis_nn=False):
     ] + ([("cortex_m_yaml", "backends/cortex_m/ops/operators.yaml")] if cmsis_nn else [])}
     command = [_TOOL, f"--out_dir={tmp_path}"] + [f"--{key}={value}" for key, value in tree.items()]
     command += [f"--program={program}" for program in programs]
+    for library in ["portable", "quantized"]:
+        folder = os.path.dirname(_RUNFILES.Rlocation(_TREE + f"kernels/{library}/cpu/op_add.cpp"))
+        command += [f"--{library}_source={path}" for path in sorted(glob.glob(os.path.join(folder, "op_*.cpp")))]
     return subprocess.run(command, capture_output=True, text=True)
 
 
@@ -45,6 +50,23 @@ def test_a_portable_program_gets_its_operators(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "operators.txt").read_text().split() == ["aten::addmm.out"]
     assert "addmm_out" in (tmp_path / "portable" / "RegisterCodegenUnboxedKernelsEverything.cpp").read_text()
+    # Only the source that defines addmm_out is compiled, marked as the tree's file.
+    assert os.listdir(tmp_path / "kernels") == ["portable_op_addmm.cpp"]
+    first_line = (tmp_path / "kernels" / "portable_op_addmm.cpp").read_text().splitlines()[0]
+    assert first_line.startswith("#line 1 ") and first_line.endswith('kernels/portable/cpu/op_addmm.cpp"')
+
+
+def test_kernels_a_macro_defines_are_found(tmp_path):
+    from third_party.executorch import kernel_sources
+
+    folder = os.path.dirname(_RUNFILES.Rlocation(_TREE + "kernels/portable/cpu/op_add.cpp"))
+    sources = sorted(glob.glob(os.path.join(folder, "op_*.cpp")))
+    # acos_out comes from a DEFINE_UNARY_UFUNC macro; copy_ is named by op__device_copy.cpp
+    # too but defined by op_copy.cpp only.
+    found = kernel_sources.source_files({"acos_out", "copy_"}, sources)
+    assert [os.path.basename(path) for path in found] == ["op_acos.cpp", "op_copy.cpp"]
+    with pytest.raises(kernel_sources.KernelSourceError, match="no kernel source defines no_such_out"):
+        kernel_sources.source_files({"no_such_out"}, sources)
 
 
 def test_a_cortex_m_program_gets_pteforge_kernels_only_on_cmsis_nn(tmp_path):

@@ -1,0 +1,81 @@
+"""Which of ExecuTorch's kernel source files define the kernels a selection registers.
+
+pte_kernels compiles only these: a program of 8 operators needs 8 of the 190 portable
+and quantized op_*.cpp files, and compiling all of them for every target (aarch64, the
+Cortex-M55) was the largest part of a cold build. The link would have dropped the
+others anyway (they were an archive); now they are never compiled.
+
+The functions yaml names each operator's kernel function (`kernel_name:
+torch::executor::add_out`); the source file is the one that defines it at namespace
+scope (`Tensor& add_out(`), else, for kernels a macro defines
+(`DEFINE_UNARY_UFUNC(acos_out, ...)`), the one that names it. Each kept file is copied
+with a `#line` directive naming the original, so compiler messages and `__FILE__` point
+into the source tree as before.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import yaml
+
+
+class KernelSourceError(Exception):
+    """A selected kernel whose source file cannot be found; the message says which."""
+
+
+def kernel_functions(functions_yaml: str, operators: set[str] | None) -> set[str]:
+    """The unqualified kernel function names (add_out) of `operators` (namespace::name.overload)
+    in a functions yaml; None: of every operator there."""
+    with open(functions_yaml) as f:
+        entries = yaml.safe_load(f) or []
+    functions = set()
+    for entry in entries:
+        name = entry["op"] if "op" in entry else entry["func"].split("(", 1)[0]
+        name = name if "::" in name else "aten::" + name
+        if operators is not None and name not in operators:
+            continue
+        for kernel in entry.get("kernels") or []:
+            functions.add(kernel["kernel_name"].rsplit("::", 1)[-1])
+    return functions
+
+
+def source_files(functions: set[str], sources: list[str]) -> list[str]:
+    """The files among `sources` that define `functions`; raises KernelSourceError for a
+    function no file defines or names."""
+    texts = {}
+    for path in sources:
+        with open(path, encoding="utf-8") as f:
+            texts[path] = f.read()
+    chosen = set()
+    for function in sorted(functions):
+        # A definition starts a line (namespace scope); a call or a declaration inside
+        # another function is indented.
+        definition = re.compile(r"^[A-Za-z_][\w:<>,&*\s]*?\b%s\s*\(" % re.escape(function), re.M)
+        defining = [path for path, text in texts.items() if definition.search(text)]
+        if not defining:
+            named = re.compile(r"\b%s\b" % re.escape(function))
+            defining = [path for path, text in texts.items() if named.search(text)]
+        if not defining:
+            raise KernelSourceError(
+                f"no kernel source defines {function} (of the {len(sources)} given): the "
+                "functions yaml and the source tree disagree; point PTEFORGE_EXECUTORCH_SRC "
+                "at one whole ExecuTorch tree")
+        chosen.update(defining)
+    return sorted(chosen)
+
+
+def copy_sources(paths: list[str], library: str, out_dir: str) -> list[str]:
+    """Copies each file to out_dir/<library>_<name>, a #line naming the original first
+    (portable and quantized both have an op_add.cpp); returns the copies."""
+    os.makedirs(out_dir, exist_ok=True)
+    copies = []
+    for path in paths:
+        copy = os.path.join(out_dir, f"{library}_{os.path.basename(path)}")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        with open(copy, "w", encoding="utf-8") as f:
+            f.write(f'#line 1 "{path}"\n{text}')
+        copies.append(copy)
+    return copies
