@@ -19,7 +19,11 @@ cortex_m_program(name, program, main) declares both, plus the program's kernels
 
 The embedded program and its report are built in the host configuration whatever the
 image's target (cfg = "host"): one export serves every image, the kernel selection and
-the host tests, instead of one export per configuration.
+the host tests, instead of one export per configuration. So are the Python tools that
+read them (gen_embedded, fit_check, and pte_kernels' select_kernels): with cfg = "exec"
+each configuration a transition makes (the Cortex-M55, aarch64 on the runtime from
+source, ...) built them again, with the C++ library of pteforge's kernels the exporter
+imports and, on the runtime from source, ExecuTorch's runtime for the host.
 """
 
 load("//bazel:on_target_test.bzl", "fixed_target_attrs", "on_target_test", "to_fixed_target")
@@ -88,7 +92,7 @@ _embedded_sources = rule(
         "_generator": attr.label(
             default = "//cc/embedded:gen_embedded",
             executable = True,
-            cfg = "exec",
+            cfg = "host",  # one build for every configuration (embedded.bzl)
         ),
     },
 )
@@ -179,7 +183,7 @@ cortex_m_image = rule(
             "_fit_check": attr.label(
                 default = "//cc/embedded:fit_check",
                 executable = True,
-                cfg = "exec",
+                cfg = "host",  # one build for every configuration (embedded.bzl)
             ),
         },
         **fixed_target_attrs("cortex_m55")

@@ -25,6 +25,7 @@ import json
 import os
 import sys
 
+from pteforge.support import program_file
 from pteforge.support.quiet import quiet_dependencies
 
 # Bytes the runtime allocates per item, upper bounds for 32- and 64-bit targets
@@ -43,16 +44,11 @@ _FIXED = 8 * 1024
 
 def estimate_method_bytes(program_path: str) -> int:
     """An upper estimate of what loading every method takes from the method pool."""
-    from executorch.exir._serialize._program import deserialize_pte_binary
-
-    with open(program_path, "rb") as f:
-        data = f.read()
     try:
-        program = deserialize_pte_binary(data)
-    except Exception as error:  # any parse failure: not a program this tool can read
-        raise SystemExit(f"gen_embedded: error: cannot read {program_path} as an ExecuTorch program to size its "
-                         f"method pool ({type(error).__name__}: {error}); give pte_embed(method_kb = ...)")
-    program = getattr(program, "program", program)
+        program = program_file.read_program(program_path)
+    except program_file.ProgramFileError as error:
+        raise SystemExit(f"gen_embedded: error: cannot size the method pool: {error}; "
+                         "give pte_embed(method_kb = ...)")
     total = 0
     for plan in program.execution_plan:
         total += _PER_METHOD + len(plan.values) * _PER_VALUE + len(plan.inputs) + len(plan.outputs) * 8

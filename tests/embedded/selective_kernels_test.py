@@ -19,6 +19,7 @@ import sys
 
 import yaml
 
+from pteforge.support import program_file
 from pteforge.support.quiet import quiet_dependencies
 
 # Registered by the runtime's prim_ops library, whatever the selection.
@@ -40,11 +41,7 @@ def kernel_functions(*paths: str) -> dict[str, str]:
 
 def program_operators(path: str) -> set[str]:
     quiet_dependencies()
-    from executorch.exir._serialize._program import deserialize_pte_binary
-
-    with open(path, "rb") as f:
-        program = deserialize_pte_binary(f.read())
-    program = getattr(program, "program", program)
+    program = program_file.read_program(path)
     return {op.name + (f".{op.overload}" if op.overload else "")
             for plan in program.execution_plan for op in plan.operators}
 

@@ -91,7 +91,7 @@ _kernel_registration = rule(
         "_select_kernels": attr.label(
             default = "//third_party/executorch:select_kernels",
             executable = True,
-            cfg = "exec",
+            cfg = "host",  # one build for every configuration (embedded.bzl)
         ),
         "_templates": attr.label(default = "@executorch_source//:codegen_templates"),
         "_functions_yaml": attr.label(

@@ -42,6 +42,7 @@ import yaml
 
 from cc.kernels import gen_registration
 from third_party.executorch import kernel_sources
+from pteforge.support import program_file
 from pteforge.support.quiet import quiet_dependencies
 
 # The kernel libraries ExecuTorch's codegen registers, each generated on its own, and
@@ -77,15 +78,10 @@ def prim_operators(path: str) -> set[str]:
 
 def program_needs(path: str) -> tuple[set[str], set[str]]:
     """The operators and delegate backends of every method of a .pte file."""
-    from executorch.exir._serialize._program import deserialize_pte_binary
-
-    with open(path, "rb") as f:
-        data = f.read()
     try:
-        program = deserialize_pte_binary(data)
-    except Exception as error:  # any parse failure means: not a program we can read
-        raise SelectionError(f"{path} is not a readable ExecuTorch program ({error})") from error
-    program = getattr(program, "program", program)
+        program = program_file.read_program(path)
+    except program_file.ProgramFileError as error:
+        raise SelectionError(str(error)) from error
     operators, backends = set(), set()
     for plan in program.execution_plan:
         for operator in plan.operators:

@@ -29,6 +29,7 @@ _LIGHT = [
     "pteforge.support",
     "pteforge.support.errors",
     "pteforge.support.failures",
+    "pteforge.support.program_file",
     "pteforge.support.progress",
     "pteforge.support.quiet",
     "pteforge.verify",
