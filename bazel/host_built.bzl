@@ -1,24 +1,17 @@
-"""host_built: a target's files built once, in the host configuration, whichever
-configuration asks for them.
+"""host_built_writer: an output that does not depend on the target (a model folder with
+random weights, a checkpoint), written once, in the host configuration, whichever
+configuration asks for it.
 
-    host_built(name = "tiny_t5", src = ":tiny_t5_folder")
+    host_built_writer(_tiny_seq2seq_writer, "tiny_t5", family = "t5", corpus = [...])
 
-Files that do not depend on the target (a model folder with random weights, a
-checkpoint) were written twice in a cold build: once in the host configuration for the
-exports that read them (pte_export's inputs are cfg = "host") and once more in the
-target configuration for the tests that read them as data. Through host_built both get
-the host configuration's files: no action of its own, the same paths in runfiles.
+declares `tiny_t5_writer` (the writer rule, given folder = "tiny_t5" to name its output)
+and `tiny_t5`, its files through host_files (bazel/on_target_test.bzl). Such outputs were
+written twice in a cold build: in the host configuration for the exports that read them
+(pte_export's inputs are cfg = "host") and again in the target configuration for the
+tests that read them as data.
 """
 
-def _host_built_impl(ctx):
-    built = ctx.attr.src[DefaultInfo]
-    return [DefaultInfo(files = built.files, runfiles = built.default_runfiles)]
-
-host_built = rule(
-    implementation = _host_built_impl,
-    doc = "The files and runfiles of `src`, built in the host configuration.",
-    attrs = {"src": attr.label(mandatory = True, cfg = "host")},
-)
+load(":on_target_test.bzl", "host_files")
 
 def host_built_writer(writer, name, **kwargs):
     """`name`, the output `writer` (a rule with a `folder` attribute naming its output)
@@ -26,4 +19,4 @@ def host_built_writer(writer, name, **kwargs):
     visibility and tags apply to both."""
     common = {key: kwargs.pop(key) for key in ["testonly", "visibility", "tags"] if key in kwargs}
     writer(name = name + "_writer", folder = name, **dict(kwargs, **common))
-    host_built(name = name, src = ":" + name + "_writer", **common)
+    host_files(name = name, srcs = [":" + name + "_writer"], **common)
