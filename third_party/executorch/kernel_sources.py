@@ -1,6 +1,6 @@
 """Which of ExecuTorch's kernel source files define the kernels a selection registers.
 
-pte_kernels compiles only these: a program of 8 operators needs 8 of the 190 portable
+pte_kernels compiles only these: a program of 8 operators needs 8 of the 182 portable
 and quantized op_*.cpp files, and compiling all of them for every target (aarch64, the
 Cortex-M55) was the largest part of a cold build. The link would have dropped the
 others anyway (they were an archive); now they are never compiled.
@@ -25,20 +25,25 @@ class KernelSourceError(Exception):
     """A selected kernel whose source file cannot be found; the message says which."""
 
 
-def kernel_functions(functions_yaml: str, operators: set[str] | None) -> set[str]:
-    """The unqualified kernel function names (add_out) of `operators` (namespace::name.overload)
-    in a functions yaml; None: of every operator there."""
+def yaml_kernels(functions_yaml: str) -> dict[str, set[str]]:
+    """Operator name (namespace::name.overload) -> its unqualified kernel function names
+    (add_out), for every operator of a functions yaml (portable: `op: add.out`, in the
+    aten namespace; others: `func: quantized_decomposed::add.out(Tensor a, ...) -> ...`)."""
     with open(functions_yaml) as f:
         entries = yaml.safe_load(f) or []
-    functions = set()
+    kernels = {}
     for entry in entries:
         name = entry["op"] if "op" in entry else entry["func"].split("(", 1)[0]
         name = name if "::" in name else "aten::" + name
-        if operators is not None and name not in operators:
-            continue
-        for kernel in entry.get("kernels") or []:
-            functions.add(kernel["kernel_name"].rsplit("::", 1)[-1])
-    return functions
+        kernels.setdefault(name, set()).update(
+            kernel["kernel_name"].rsplit("::", 1)[-1] for kernel in entry.get("kernels") or [])
+    return kernels
+
+
+def kernel_functions(kernels: dict[str, set[str]], operators: set[str] | None) -> set[str]:
+    """The kernel functions of `operators` among `kernels` (yaml_kernels); None: of all."""
+    return {function for name, functions in kernels.items()
+            if operators is None or name in operators for function in functions}
 
 
 def source_files(functions: set[str], sources: list[str]) -> list[str]:

@@ -14,9 +14,10 @@ select_kernels.py reads the programs' operator lists and runs ExecuTorch's codeg
 the selection: the generated registration references exactly those kernels, and only
 the source files that define them are compiled (copies in <name>_registration/kernels,
 a tree artifact; kernel_sources.py), with the kernels' shared code
-(@executorch_source//:kernel_utils). The primitive operators come with the runtime. A program with a delegate (XNNPACK) or an operator that has no kernel
-fails the build with a message that says which and what to do. `<name>_operators` is
-operators.txt, the list of registered operators.
+(@executorch_source//:kernel_utils). The primitive operators come with the runtime.
+A program with a delegate (XNNPACK) or an operator that has no kernel fails the build
+with a message that says which and what to do. `<name>_operators` is operators.txt, the
+list of registered operators.
 
 With `cmsis_nn = True` (programs exported with backend="cortex_m"), pteforge's own
 operators (//cc/kernels: CMSIS-NN on the Cortex-M55) and ExecuTorch's Cortex-M operators
@@ -68,7 +69,8 @@ def _kernel_registration_impl(ctx):
     ctx.actions.run(
         executable = ctx.executable._select_kernels,
         arguments = arguments + [kernel_files],
-        inputs = ctx.files.programs + templates + cmsis_nn_inputs + ctx.files._portable_sources + ctx.files._quantized_sources + [
+        inputs = ctx.files.programs + templates + cmsis_nn_inputs + ctx.files._portable_sources +
+                 ctx.files._quantized_sources + [
             ctx.file._functions_yaml,
             ctx.file._quantized_yaml,
             ctx.file._prim_ops,

@@ -56,20 +56,6 @@ class SelectionError(Exception):
     """A program this runtime cannot run; the message says why and what to do."""
 
 
-def yaml_operators(path: str) -> set[str]:
-    """Operator names (namespace::name.overload) with a kernel in a functions yaml."""
-    with open(path) as f:
-        entries = yaml.safe_load(f) or []
-    names = set()
-    for entry in entries:
-        if "op" in entry:  # portable: "add.out" in the aten namespace
-            name = entry["op"]
-        else:  # "quantized_decomposed::add.out(Tensor a, ...) -> ..."
-            name = entry["func"].split("(", 1)[0]
-        names.add(name if "::" in name else "aten::" + name)
-    return names
-
-
 def prim_operators(path: str) -> set[str]:
     """The operators register_prim_ops.cpp registers (by their string names)."""
     with open(path) as f:
@@ -190,9 +176,12 @@ def main() -> int:
         parser.error("give --program (one or more) or --all_operators")
     cmsis_nn = bool(args.cortex_m_yaml)
     libraries = ("portable", "quantized") + (("cortex_m",) if cmsis_nn else ())
-    kernels = yaml_operators(args.functions_yaml) | yaml_operators(args.quantized_yaml)
+    # Each yaml read once: its operators select, its kernel names find the sources.
+    portable = kernel_sources.yaml_kernels(args.functions_yaml)
+    quantized = kernel_sources.yaml_kernels(args.quantized_yaml)
+    kernels = set(portable) | set(quantized)
     if cmsis_nn:
-        kernels |= yaml_operators(args.cortex_m_yaml)
+        kernels |= set(kernel_sources.yaml_kernels(args.cortex_m_yaml))
     try:
         operators = None if args.all_operators else select(
             args.program, kernels, prim_operators(args.prim_ops), cmsis_nn)
@@ -220,11 +209,11 @@ def main() -> int:
                 return 1
     selected = None if operators is None else set(operators)
     try:
-        for library, functions_yaml, sources in [
-            ("portable", args.functions_yaml, args.portable_source),
-            ("quantized", args.quantized_yaml, args.quantized_source),
+        for library, library_kernels, sources in [
+            ("portable", portable, args.portable_source),
+            ("quantized", quantized, args.quantized_source),
         ]:
-            needed = kernel_sources.source_files(kernel_sources.kernel_functions(functions_yaml, selected), sources)
+            needed = kernel_sources.source_files(kernel_sources.kernel_functions(library_kernels, selected), sources)
             kernel_sources.copy_sources(needed, library, os.path.join(args.out_dir, "kernels"))
     except kernel_sources.KernelSourceError as error:
         print(f"select_kernels: error: {error}", file=sys.stderr)
