@@ -148,15 +148,33 @@ def cc_tool(name, srcs = None, deps = [], default_model = None, default_model_pa
         **kwargs
     )
 
-def generated_file(name, out, generator, srcs = [], args = [], deps = [], message = None, **kwargs):
-    """`out`, written at build time by the Python script `generator`.
+def _host_generated_impl(ctx):
+    ctx.actions.symlink(output = ctx.outputs.out, target_file = ctx.file.src)
+    return [DefaultInfo(files = depset([ctx.outputs.out]))]
 
-    Declares the generator's py_binary (named after the script: gen_x.py -> gen_x) and
-    the genrule `name`, which runs `generator <args> <srcs> <out>` (or `generator <args>
-    <srcs>` when an argument names the output itself: "--out=$@").
+# A generated file in the configuration that asks for it (where #include and $(location)
+# look), pointing at the one written in the host configuration.
+_host_generated = rule(
+    implementation = _host_generated_impl,
+    attrs = {
+        "src": attr.label(allow_single_file = True, cfg = "host", mandatory = True),
+        "out": attr.output(mandatory = True),
+    },
+)
+
+def generated_file(name, out, generator, srcs = [], args = [], deps = [], message = None, **kwargs):
+    """`out`, written at build time by the Python script `generator`, once: in the host
+    configuration, whichever configurations use it (a generator's output does not depend
+    on the target; written per configuration, ExecuTorch's operator list was made six
+    times in a cold build).
+
+    Declares the generator's py_binary (named after the script: gen_x.py -> gen_x), the
+    genrule `<name>_host` (manual), which runs `generator <args> <srcs> <out>` (or
+    `generator <args> <srcs>` when an argument names the output itself: "--out=$@") in
+    the host configuration, and `name`, which gives its output as `out` here.
 
     Args:
-      name: the genrule.
+      name: the target giving `out`.
       out: the file written.
       generator: the script, in this package.
       srcs: its inputs, passed after `args`.
@@ -166,6 +184,7 @@ def generated_file(name, out, generator, srcs = [], args = [], deps = [], messag
       **kwargs: passed to the genrule (testonly, visibility, ...).
     """
     tool = generator[:-len(".py")]
+    common = {key: kwargs[key] for key in ["testonly", "visibility", "tags"] if key in kwargs}
     native.py_binary(
         name = tool,
         srcs = [generator],
@@ -174,12 +193,13 @@ def generated_file(name, out, generator, srcs = [], args = [], deps = [], messag
         testonly = kwargs.get("testonly", False),
     )
     native.genrule(
-        name = name,
+        name = name + "_host",
         srcs = srcs,
-        outs = [out],
+        outs = ["host_generated/" + out],
         cmd = " ".join(["$(execpath :%s)" % tool] + args + (["$(SRCS)"] if srcs else []) +
                        ([] if [arg for arg in args if "$@" in arg] else ["$@"])),
         exec_tools = [":" + tool],
         message = message,
-        **kwargs
+        **dict(kwargs, tags = kwargs.get("tags", []) + ["manual"])
     )
+    _host_generated(name = name, src = ":" + name + "_host", out = out, **common)

