@@ -108,16 +108,23 @@ def run_exporter(ctx, arguments, inputs, replay = False, plan_svg = False):
     report = ctx.actions.declare_file(name + ".report.json")
     replay_files = [ctx.actions.declare_file(name + ".replay.txt")] if replay else []
     plan_files = [ctx.actions.declare_file(name + ".plan.svg")] if plan_svg else []
+    command_line = ctx.actions.args()
+    command_line.add_all(arguments + ["--out=" + pte.path, "--report=" + report.path] +
+                         ["--replay=" + file.path for file in replay_files] +
+                         ["--plan_svg=" + file.path for file in plan_files])
+    # In an @file, as a persistent worker takes its requests (pteforge.cli.worker): one
+    # exporter process runs export after export instead of importing torch for each.
+    command_line.use_param_file("@%s", use_always = True)
+    command_line.set_param_file_format("multiline")
     ctx.actions.run(
         executable = ctx.attr._exporter[DefaultInfo].files_to_run,
-        arguments = arguments + ["--out=" + pte.path, "--report=" + report.path] +
-                    ["--replay=" + file.path for file in replay_files] +
-                    ["--plan_svg=" + file.path for file in plan_files],
+        arguments = [command_line],
         inputs = inputs,
         outputs = [pte, report] + replay_files + plan_files,
         # Model packages are imported by their workspace path (models.stateful), from
         # the source tree or, for generated files, the output tree.
         env = {"PYTHONPATH": ".:" + ctx.bin_dir.path},
+        execution_requirements = {"supports-workers": "1"},
         mnemonic = "PteExport",
         progress_message = "Exporting //%s:%s_pte to ExecuTorch (%s backend)" % (ctx.label.package, name, ctx.attr.backend),
     )

@@ -230,3 +230,7 @@ def test_main_bad_input(image, tmp_path, capsys):
     errors = capsys.readouterr().err
     assert "cannot read" in errors and "not a 32-bit" in errors and "objdump not found" in errors
     assert "truncated or corrupt" in errors and "entry function nope not found" in errors
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-v", "-p", "no:cacheprovider"]))

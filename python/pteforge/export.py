@@ -1,7 +1,9 @@
 """Entry point: python -m pteforge.export --model=package.module:factory --out=x.pte
 (installed: pteforge-export ...)
 
-The flags are pteforge.cli.export's; --help lists them.
+The flags are pteforge.cli.export's; --help lists them. An argument @FILE stands for the
+arguments in FILE, one a line (as Bazel writes them); with --persistent_worker the
+exporter answers Bazel's work requests (pteforge.cli.worker).
 """
 
 import sys
@@ -18,8 +20,37 @@ def _run(argv: list[str]) -> None:
     sys.exit(cli.main(argv))
 
 
+def _expand_argument_files(arguments: list[str]) -> list[str]:
+    expanded = []
+    for argument in arguments:
+        if argument.startswith("@"):
+            with open(argument[1:], encoding="utf-8") as handle:
+                expanded.extend(line for line in handle.read().splitlines() if line)
+        else:
+            expanded.append(argument)
+    return expanded
+
+
+def _run_request(arguments: list[str]) -> int:
+    """One export of a persistent worker: the flags parsed afresh from `arguments`."""
+    flags.FLAGS.unparse_flags()
+    try:
+        argv = flags.FLAGS([sys.argv[0]] + _expand_argument_files(arguments))
+    except flags.Error as error:
+        print(f"pteforge: error: {error}", file=sys.stderr)
+        return 2
+    return cli.main(argv)
+
+
 def console_main() -> None:
     """The `pteforge-export` command of the installed package."""
+    if "--persistent_worker" in sys.argv[1:]:
+        from pteforge.cli import worker
+        from pteforge.support.quiet import quiet_dependencies
+
+        quiet_dependencies()  # before the worker imports torch
+        sys.exit(worker.serve(_run_request))
+    sys.argv[1:] = _expand_argument_files(sys.argv[1:])
     app.run(_run)
 
 
