@@ -36,6 +36,16 @@ class Board:
     writable: str
 
 
+def _microcontroller(flash: int, sram: int, flash_text: str, sram_text: str) -> Board:
+    """A Cortex-M55 microcontroller without external memory: flash and SRAM."""
+    return Board(
+        description=f"a Cortex-M55 microcontroller with {flash_text} flash and {sram_text} SRAM, no external memory",
+        regions={"flash": flash, "SRAM": sram},
+        read_only="flash",
+        writable="SRAM",
+    )
+
+
 BOARDS = {
     # What qemu-system-arm -M mps3-an547 -m 2G emulates and the linker script uses:
     # everything in the 2 GB DDR (the 512 KB ITCM holds only the vector table).
@@ -46,27 +56,12 @@ BOARDS = {
         writable="DDR",
     ),
     # A typical Cortex-M55 microcontroller without external memory.
-    "m55_2mb_flash_512kb_sram": Board(
-        description="a Cortex-M55 microcontroller with 2 MB flash and 512 KB SRAM, no external memory",
-        regions={"flash": 2 * MB, "SRAM": 512 * KB},
-        read_only="flash",
-        writable="SRAM",
-    ),
+    "m55_2mb_flash_512kb_sram": _microcontroller(2 * MB, 512 * KB, "2 MB", "512 KB"),
     # A smaller one, the target of int8 models (Silero VAD's int8 image).
-    "m55_1mb_flash_256kb_sram": Board(
-        description="a Cortex-M55 microcontroller with 1 MB flash and 256 KB SRAM, no external memory",
-        regions={"flash": 1 * MB, "SRAM": 256 * KB},
-        read_only="flash",
-        writable="SRAM",
-    ),
+    "m55_1mb_flash_256kb_sram": _microcontroller(1 * MB, 256 * KB, "1 MB", "256 KB"),
     # The smallest class a streaming model on CMSIS-NN kernels is meant for (Silero VAD's
     # int8 image on the Cortex-M55's Helium unit).
-    "m55_512kb_flash_128kb_sram": Board(
-        description="a Cortex-M55 microcontroller with 512 KB flash and 128 KB SRAM, no external memory",
-        regions={"flash": 512 * KB, "SRAM": 128 * KB},
-        read_only="flash",
-        writable="SRAM",
-    ),
+    "m55_512kb_flash_128kb_sram": _microcontroller(512 * KB, 128 * KB, "512 KB", "128 KB"),
 }
 
 # Symbols pte_embed and heap.c define, and what they are.

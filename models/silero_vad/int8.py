@@ -97,9 +97,9 @@ def quantize_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, tor
     return rows, scales, columns
 
 
-class Int8Linear(nn.Module):
-    """x [m, n] times an int8 [p, n] weight (quantize_rows), plus an optional float
-    bias: mixed_linear(x * factors, int8, scales)."""
+class _QuantizedRows(nn.Module):
+    """An int8 [p, n] weight (quantize_rows: weight, scales, column factors) and an
+    optional float bias, for the two linear layers below."""
 
     def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None):
         super().__init__()
@@ -108,27 +108,26 @@ class Int8Linear(nn.Module):
         self.register_buffer("scales", scales)
         self.register_buffer("factors", factors)
         self.bias = None if bias is None else nn.Parameter(bias.detach().clone(), requires_grad=False)
+
+
+class Int8Linear(_QuantizedRows):
+    """x [m, n] times an int8 [p, n] weight (quantize_rows), plus an optional float
+    bias: mixed_linear(x * factors, int8, scales)."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = torch.ops.quantized_decomposed.mixed_linear(x * self.factors, self.weight, self.scales, None)
         return y if self.bias is None else y + self.bias
 
 
-class DynamicInt8Linear(nn.Module):
+class DynamicInt8Linear(_QuantizedRows):
     """x [m, n] times an int8 [p, n] weight (quantize_rows), plus an optional float
     bias: pteforge.linear_dq16 with the column factors as its input scales (the
     operator multiplies them in as it quantizes the row, instead of a broadcast
     multiplication kernel and its output buffer per layer)."""
 
     def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None):
-        super().__init__()
+        super().__init__(weight, bias)
         from pteforge.cortex_m import ops  # noqa: F401  defines torch.ops.pteforge
-
-        rows, scales, factors = quantize_rows(weight)
-        self.register_buffer("weight", rows)
-        self.register_buffer("scales", scales)
-        self.register_buffer("factors", factors)
-        self.bias = None if bias is None else nn.Parameter(bias.detach().clone(), requires_grad=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.ops.pteforge.linear_dq16(x, self.weight, self.scales, self.factors, self.bias, False)

@@ -12,15 +12,14 @@ The names load their modules on first use, so that `import pteforge.<module>` of
 module (e.g. pteforge.support.quiet) does not import torch and executorch.
 """
 
-import importlib
-
 from pteforge.support import quiet as _quiet
+from pteforge.support.lazy_names import lazy_names
 
 # torch and torchao log a few lines when first imported (by whichever pteforge module
 # needs them); a program using pteforge prints only pteforge's own (--verbose shows all).
 _quiet.hold_back_import_noise()
 
-_EXPORTS = {
+__all__, __getattr__ = lazy_names(__name__, {
     "Call": "pteforge.support.spec",
     "ExportError": "pteforge.support.errors",
     "LoadedProgram": "pteforge.run.runtime",
@@ -29,12 +28,5 @@ _EXPORTS = {
     "Tolerance": "pteforge.support.spec",
     "load": "pteforge.run.runtime",
     "set_verbose": "pteforge.support.quiet",
-}
+})
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'pteforge' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -12,20 +12,13 @@ Names load their modules on first use (as in pteforge/__init__.py): importing th
 package does not import transformers.
 """
 
-import importlib
+from pteforge.support.lazy_names import lazy_names
 
-_EXPORTS = {
+__all__, __getattr__ = lazy_names(__name__, {
     "CacheFullError": "pteforge.llm.generation",
     "CausalLmWithCache": "pteforge.llm.static_cache",
     "causal_lm_exporter": "pteforge.llm.export",
     "export_causal_lm": "pteforge.llm.export",
     "load_causal_lm": "pteforge.llm.generation",
-}
+})
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'pteforge.llm' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -12,19 +12,12 @@ Names load their modules on first use: importing the package does not import
 transformers.
 """
 
-import importlib
+from pteforge.support.lazy_names import lazy_names
 
-_EXPORTS = {
+__all__, __getattr__ = lazy_names(__name__, {
     "Seq2SeqWithCache": "pteforge.seq2seq.cache",
     "export_seq2seq_lm": "pteforge.seq2seq.export",
     "load_seq2seq": "pteforge.seq2seq.generation",
     "seq2seq_exporter": "pteforge.seq2seq.export",
-}
+})
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'pteforge.seq2seq' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
