@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <executorch/runtime/platform/platform.h>
 
@@ -36,6 +37,10 @@ struct EmbeddedProgram {
 // The image's program (defined by the generated pte_embed sources).
 const EmbeddedProgram& ImageProgram();
 
+// Milliseconds on ExecuTorch's platform clock (the board's SysTick) since `start`
+// (executorch::runtime::pal_current_ticks()).
+double MillisecondsSince(et_timestamp_t start);
+
 // A Session on the image's program over its static memory, and how long loading took.
 struct ImageSession {
   std::unique_ptr<StaticMemory> memory;  // must outlive the session
@@ -43,6 +48,26 @@ struct ImageSession {
   double load_ms = 0;
 };
 StatusOr<ImageSession> OpenImageProgram();
+
+// The image's program as a model of the images' mains (Model::Create(session, name):
+// VadModel, TranslationModel, WhisperModel, CausalLm), and how long loading the program
+// and creating the model took.
+template <typename Model>
+struct ImageModel {
+  std::unique_ptr<StaticMemory> memory;  // must outlive the model
+  std::unique_ptr<Model> model;
+  double load_ms = 0;
+};
+template <typename Model>
+StatusOr<ImageModel<Model>> OpenImageModel() {
+  auto image = OpenImageProgram();
+  if (!image.ok()) return image.status();
+  et_timestamp_t start = executorch::runtime::pal_current_ticks();
+  auto model = Model::Create(std::move(image->session), ImageProgram().name);
+  if (!model.ok()) return model.status();
+  return ImageModel<Model>{std::move(image->memory), std::move(model.value()),
+                           image->load_ms + MillisecondsSince(start)};
+}
 
 // The most the image's heap has held so far, in bytes (cc/embedded/heap.c: bare metal
 // only), or 0 where malloc is the C library's own.
@@ -52,9 +77,6 @@ size_t HeapPeakBytes();
 // startup paints the stack at reset) the stack's deepest use so far.
 std::string MemoryPeaks(size_t heap_bytes);
 
-// Milliseconds on ExecuTorch's platform clock (the board's SysTick) since `start`
-// (executorch::runtime::pal_current_ticks()).
-double MillisecondsSince(et_timestamp_t start);
 
 }  // namespace pteforge
 

@@ -31,20 +31,19 @@ int Main(int argc, char** argv) {
   auto prompts = ReadTokenIdLines(flags.Get("input").c_str());
   if (!prompts.ok()) return tool.Fail(prompts.status(), kUsageError);
 
-  auto image = OpenImageProgram();
+  auto image = OpenImageModel<CausalLm>();
   if (!image.ok()) return tool.Fail(image.status());
   const EmbeddedProgram& embedded = ImageProgram();
-  auto lm = CausalLm::Create(std::move(image->session), embedded.name);
-  if (!lm.ok()) return tool.Fail(lm.status());
-  GenerateOptions options = lm.value()->Defaults();
+  CausalLm& lm = *image->model;
+  GenerateOptions options = lm.Defaults();
   Status applied = ApplyGenerateFlags(flags, &options);
   if (!applied.ok()) return tool.Fail(applied, kUsageError);
-  const CausalLmInfo& info = lm.value()->info();
+  const CausalLmInfo& info = lm.info();
   std::printf("loaded %s (%zu bytes, max_seq_len %lld) in %.0f ms; method pool %zu of %zu B\n", info.model_type.c_str(),
               embedded.size, static_cast<long long>(info.max_seq_len), image->load_ms,
-              lm.value()->session().memory().method_bytes, embedded.buffers.methods.size());
+              lm.session().memory().method_bytes, embedded.buffers.methods.size());
   for (size_t i = 0; i < prompts->size(); ++i) {
-    auto generation = lm.value()->Generate(prompts->at(i), options);
+    auto generation = lm.Generate(prompts->at(i), options);
     if (!generation.ok()) {
       return tool.Fail("prompt " + std::to_string(i + 1) + ": " + generation.status().message());
     }

@@ -52,28 +52,26 @@ int Main(int argc, char** argv) {
   if (!wav.ok()) return tool.Fail(wav.status());
   WavReader& input = *wav.value();
 
-  auto image = OpenImageProgram();
+  auto image = OpenImageModel<WhisperModel>();
   if (!image.ok()) return tool.Fail(image.status());
   const EmbeddedProgram& embedded = ImageProgram();
-  et_timestamp_t start = executorch::runtime::pal_current_ticks();
-  auto model = WhisperModel::Create(std::move(image->session), embedded.name);
-  if (!model.ok()) return tool.Fail(model.status());
-  const LogMelOptions& front_end = model.value()->log_mel_options();
+  WhisperModel& model = *image->model;
+  const LogMelOptions& front_end = model.log_mel_options();
   if (input.sample_rate() != front_end.sampling_rate) {
     return tool.Fail(flags.Get("input") + " is sampled at " + std::to_string(input.sample_rate()) +
                      " Hz; Whisper takes 16 kHz");
   }
-  SearchOptions search = model.value()->info().defaults;
+  SearchOptions search = model.info().defaults;
   if (beams.value() > 0) search.beams = static_cast<int>(beams.value());
   search.prompt_tokens = prompt;
-  Status fits = CheckFits(search, model.value()->info().max_rows, model.value()->info().max_target_length);
+  Status fits = CheckFits(search, model.info().max_rows, model.info().max_target_length);
   if (!fits.ok()) return tool.Fail(fits, kUsageError);
   const LogMel log_mel(front_end);
   std::printf("loaded %s (%zu bytes) in %.0f ms; %lld mels x %lld frames per %.2f s window; method pool %zu of %zu B\n",
-              embedded.name, embedded.size, image->load_ms + MillisecondsSince(start),
+              embedded.name, embedded.size, image->load_ms,
               static_cast<long long>(front_end.n_mels), static_cast<long long>(log_mel.frames()),
               static_cast<double>(front_end.window_samples) / front_end.sampling_rate,
-              model.value()->session().memory().method_bytes, embedded.buffers.methods.size());
+              model.session().memory().method_bytes, embedded.buffers.methods.size());
 
   double features_ms = 0, total_ms = 0;
   int windows = 0;
@@ -85,13 +83,13 @@ int Main(int argc, char** argv) {
     et_timestamp_t window_start = executorch::runtime::pal_current_ticks();
     const std::vector<float> features = log_mel.Compute(samples.data(), samples.size());
     features_ms += MillisecondsSince(window_start);
-    auto ids = model.value()->Generate(features, 1, search);
+    auto ids = model.Generate(features, 1, search);
     if (!ids.ok()) return tool.Fail("window " + std::to_string(windows + 1) + ": " + ids.status().message());
     total_ms += MillisecondsSince(window_start);
     ++windows;
     std::printf("ids: %s\n", FormatTokenIds(ids->at(0)).c_str());
   }
-  const TranslateStats& stats = model.value()->stats();
+  const TranslateStats& stats = model.stats();
   std::printf("transcribed %d windows in %.0f ms (emulated clock: features %.0f ms, encode %.0f ms, %lld decoder "
               "steps %.0f ms); %s\n",
               windows, total_ms, features_ms, stats.encode_ms, static_cast<long long>(stats.steps), stats.decode_ms,

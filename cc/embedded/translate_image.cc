@@ -28,28 +28,26 @@ int Main(int argc, char** argv) {
   }
   auto sentences = ReadTokenIdLines(tool.flags().Get("input").c_str());
   if (!sentences.ok()) return tool.Fail(sentences.status(), kUsageError);
-  auto image = OpenImageProgram();
+  auto image = OpenImageModel<TranslationModel>();
   if (!image.ok()) return tool.Fail(image.status());
   const EmbeddedProgram& embedded = ImageProgram();
-  et_timestamp_t start = executorch::runtime::pal_current_ticks();
-  auto model = TranslationModel::Create(std::move(image->session), embedded.name);
-  if (!model.ok()) return tool.Fail(model.status());
-  const TranslatorInfo& info = model.value()->info();
+  TranslationModel& model = *image->model;
+  const TranslatorInfo& info = model.info();
   std::printf("loaded %s (%zu bytes) in %.0f ms; method pool %zu of %zu B\n", info.model_name.c_str(), embedded.size,
-              image->load_ms + MillisecondsSince(start), model.value()->session().memory().method_bytes,
+              image->load_ms, model.session().memory().method_bytes,
               embedded.buffers.methods.size());
   double total_ms = 0;
   for (size_t i = 0; i < sentences->size(); ++i) {
     et_timestamp_t sentence_start = executorch::runtime::pal_current_ticks();
-    model.value()->ResetStats();
-    auto generated = model.value()->Generate({sentences->at(i)}, {});
+    model.ResetStats();
+    auto generated = model.Generate({sentences->at(i)}, {});
     if (!generated.ok()) {
       return tool.Fail("sentence " + std::to_string(i + 1) + ": " + generated.status().message());
     }
     double ms = MillisecondsSince(sentence_start);
     total_ms += ms;
     std::printf("ids: %s\n", FormatTokenIds(generated->at(0)).c_str());
-    const TranslateStats stats = model.value()->stats();
+    const TranslateStats stats = model.stats();
     std::printf("sentence %zu: %zu source tokens, %zu generated, %.0f ms (emulated clock: encode %.0f ms, "
                 "%lld decoder steps %.0f ms)\n",
                 i + 1, sentences->at(i).size(), generated->at(0).size(), ms, stats.encode_ms,

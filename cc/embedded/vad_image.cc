@@ -42,17 +42,16 @@ int Main(int argc, char** argv) {
   if (!wav.ok()) return tool.Fail(wav.status());
   WavReader& input = *wav.value();
 
-  auto image = OpenImageProgram();
+  auto image = OpenImageModel<VadModel>();
   if (!image.ok()) return tool.Fail(image.status());
   const EmbeddedProgram& embedded = ImageProgram();
-  auto model = VadModel::Create(std::move(image->session), embedded.name);
-  if (!model.ok()) return tool.Fail(model.status());
-  const MemoryUsage& used = model.value()->session().memory();
+  VadModel& model = *image->model;
+  const MemoryUsage& used = model.session().memory();
   std::fprintf(stderr, "loaded %s (%zu bytes) in %.1f ms: state arena %zu B, work arena %zu B, method pool %zu of %zu B\n",
                embedded.name, embedded.size, image->load_ms, used.state_arena_bytes, used.work_arena_bytes,
                used.method_bytes, embedded.buffers.methods.size());
 
-  auto stream = VadStream::Start(model.value().get(), input.sample_rate(), options->segments);
+  auto stream = VadStream::Start(&model, input.sample_rate(), options->segments);
   if (!stream.ok()) return tool.Fail(stream.status());
   ResultPrinter printer(stdout, options->print, "");
   const size_t chunk = static_cast<size_t>(ChunkSamples(input.sample_rate()));
