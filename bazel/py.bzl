@@ -39,10 +39,24 @@ def py_unit_test(name, size, deps = [], **kwargs):
       deps: the libraries it tests; //python/pteforge:testing is added.
       **kwargs: passed to the py_test (data, args, shard_count, tags, ...).
     """
+    # A test file without `testing.main(__file__)` under `if __name__ == "__main__":`
+    # would run nothing and pass: the build stops instead.
+    native.genrule(
+        name = name + "_runs_its_tests",
+        srcs = [name + ".py"],
+        outs = [name + ".runs_its_tests"],
+        cmd = ("grep -q 'testing.main(__file__)' $< && touch $@ || " +
+               "{ echo \"$<: no testing.main(__file__) under if __name__ == '__main__': " +
+               "as a py_test it would run no test and pass\" >&2; exit 1; }"),
+        testonly = True,
+        tags = kwargs.get("tags", []),
+        visibility = ["//visibility:private"],
+    )
     native.py_test(
         name = name,
         size = size,
         srcs = [name + ".py"],
+        data = kwargs.pop("data", []) + [":" + name + "_runs_its_tests"],
         deps = deps + ["//python/pteforge:testing"],
         **kwargs
     )
