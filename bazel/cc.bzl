@@ -33,6 +33,7 @@
 Each macro declares the targets its docstring names, no others.
 """
 
+load(":host_built.bzl", "host_built_file")
 load(":on_target_test.bzl", "on_target_test")
 
 def cc_unit(name, deps = [], **kwargs):
@@ -148,20 +149,6 @@ def cc_tool(name, srcs = None, deps = [], default_model = None, default_model_pa
         **kwargs
     )
 
-def _host_generated_impl(ctx):
-    ctx.actions.symlink(output = ctx.outputs.out, target_file = ctx.file.src)
-    return [DefaultInfo(files = depset([ctx.outputs.out]))]
-
-# A generated file in the configuration that asks for it (where #include and $(location)
-# look), pointing at the one written in the host configuration.
-_host_generated = rule(
-    implementation = _host_generated_impl,
-    attrs = {
-        "src": attr.label(allow_single_file = True, cfg = "host", mandatory = True),
-        "out": attr.output(mandatory = True),
-    },
-)
-
 def generated_file(name, out, generator, srcs = [], args = [], deps = [], message = None, **kwargs):
     """`out`, written at build time by the Python script `generator`, once: in the host
     configuration, whichever configurations use it (a generator's output does not depend
@@ -202,4 +189,4 @@ def generated_file(name, out, generator, srcs = [], args = [], deps = [], messag
         message = message,
         **dict(kwargs, tags = kwargs.get("tags", []) + ["manual"])
     )
-    _host_generated(name = name, src = ":" + name + "_host", out = out, **common)
+    host_built_file(name = name, src = ":" + name + "_host", out = out, **common)

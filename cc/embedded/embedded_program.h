@@ -77,7 +77,6 @@ size_t HeapPeakBytes();
 // startup paints the stack at reset) the stack's deepest use so far.
 std::string MemoryPeaks(size_t heap_bytes);
 
-
 }  // namespace pteforge
 
 #endif  // PTEFORGE_CC_EMBEDDED_EMBEDDED_PROGRAM_H_

@@ -20,12 +20,19 @@ def _run(argv: list[str]) -> None:
     sys.exit(cli.main(argv))
 
 
+class _ArgumentFileError(Exception):
+    """An @FILE argument naming a file that cannot be read."""
+
+
 def _expand_argument_files(arguments: list[str]) -> list[str]:
     expanded = []
     for argument in arguments:
         if argument.startswith("@"):
-            with open(argument[1:], encoding="utf-8") as handle:
-                expanded.extend(line for line in handle.read().splitlines() if line)
+            try:
+                with open(argument[1:], encoding="utf-8") as handle:
+                    expanded.extend(line for line in handle.read().splitlines() if line)
+            except (OSError, UnicodeDecodeError) as error:
+                raise _ArgumentFileError(f"{argument}: cannot read the argument file ({error})") from error
         else:
             expanded.append(argument)
     return expanded
@@ -36,7 +43,7 @@ def _run_request(arguments: list[str]) -> int:
     flags.FLAGS.unparse_flags()
     try:
         argv = flags.FLAGS([sys.argv[0]] + _expand_argument_files(arguments))
-    except flags.Error as error:
+    except (flags.Error, _ArgumentFileError) as error:
         print(f"pteforge: error: {error}", file=sys.stderr)
         return 2
     return cli.main(argv)
@@ -50,7 +57,11 @@ def console_main() -> None:
 
         quiet_dependencies()  # before the worker imports torch
         sys.exit(worker.serve(_run_request))
-    sys.argv[1:] = _expand_argument_files(sys.argv[1:])
+    try:
+        sys.argv[1:] = _expand_argument_files(sys.argv[1:])
+    except _ArgumentFileError as error:
+        print(f"pteforge: error: {error}", file=sys.stderr)
+        sys.exit(2)
     app.run(_run)
 
 

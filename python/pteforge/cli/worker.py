@@ -105,14 +105,13 @@ def read_request(stream: BinaryIO) -> bytes | None:
 # --- one export as if in a fresh process -------------------------------------------------
 
 @contextlib.contextmanager
-def _output_to(path: str) -> Iterator[None]:
-    """File descriptors 1 and 2 (and sys.stdout, sys.stderr) into `path` for the block."""
+def _output_to(sink: BinaryIO) -> Iterator[None]:
+    """File descriptors 1 and 2 (and sys.stdout, sys.stderr) into `sink` for the block."""
     sys.stdout.flush()
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
-    with open(path, "wb") as sink:
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
+    os.dup2(sink.fileno(), 1)
+    os.dup2(sink.fileno(), 2)
     try:
         yield
     finally:
@@ -175,8 +174,8 @@ def serve(run: Callable[[list[str]], int], stdin: BinaryIO | None = None, stdout
         if message is None:
             return 0
         arguments, request_id = parse_request(message)
-        with tempfile.NamedTemporaryFile(prefix="pteforge-worker-", suffix=".log") as log:
-            with _output_to(log.name):
+        with tempfile.TemporaryFile(prefix="pteforge-worker-") as log:
+            with _output_to(log):
                 try:
                     with _as_a_fresh_process(rng_state):
                         exit_code = run(arguments)
@@ -185,6 +184,7 @@ def serve(run: Callable[[list[str]], int], stdin: BinaryIO | None = None, stdout
                 except BaseException:  # an export's crash fails that action, not the worker
                     traceback.print_exc()
                     exit_code = 1
-            output = open(log.name, encoding="utf-8", errors="replace").read()
+            log.seek(0)
+            output = log.read().decode("utf-8", errors="replace")
         responses.write(encode_response(exit_code, output, request_id))
         responses.flush()

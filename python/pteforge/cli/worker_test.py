@@ -115,6 +115,11 @@ def test_a_worker_exports_as_fresh_processes_do(tmp_path):
                               capture_output=True, text=True, timeout=600)
     assert one_shot.returncode == 0, one_shot.stderr
     assert (tmp_path / "one_shot.pte").read_bytes() == (tmp_path / "seeded.pte").read_bytes()
+    # An @file that cannot be read: a clear message and status 2, no traceback.
+    missing = subprocess.run([sys.executable, "-m", "pteforge.export", "@missing.params"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=600)
+    assert missing.returncode == 2
+    assert "@missing.params: cannot read the argument file" in missing.stderr and "Traceback" not in missing.stderr
 
 
 if __name__ == "__main__":
