@@ -1,6 +1,6 @@
 // LogSoftmax against a double-precision log-softmax with libm's exp: rows of logits as a
 // model gives them (a vocabulary-wide spread, widths that are and are not multiples of
-// the 8-column block), -inf columns, a row of -inf.
+// the 4-column vector), -inf columns, a row of -inf.
 #include "cc/generate/log_softmax.h"
 
 #include <gtest/gtest.h>
