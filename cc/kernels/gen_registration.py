@@ -14,6 +14,7 @@ import sys
 
 # Operator (as a program names it) -> its boxed kernel in cc/kernels/ops.h.
 KERNELS = {
+    "pteforge::cached_attention.out": "CachedAttentionOut",
     "pteforge::linear.out": "LinearOut",
     "pteforge::linear_dq16.out": "LinearDq16Out",
     "pteforge::linear_dq8.out": "LinearDq8Out",

@@ -54,8 +54,8 @@ def load() -> str:
     path = _library_path()
     if path is None or not os.path.exists(path):
         raise ExportError(
-            "this program uses pteforge's operators (backend='cortex_m'), whose kernels ExecuTorch's "
-            "Python runtime does not have: build them with `./bazelw build //cc/kernels:libpteforge_kernels.so` "
+            "this program uses pteforge's operators (backend='cortex_m', or an encoder-decoder's cached "
+            "attention), whose kernels ExecuTorch's Python runtime does not have: build them with `./bazelw build //cc/kernels:libpteforge_kernels.so` "
             f"and set {LIBRARY_ENV} to bazel-bin/cc/kernels/libpteforge_kernels.so"
             + (f" (it is {os.environ[LIBRARY_ENV]!r}, which does not exist)" if os.environ.get(LIBRARY_ENV) else ""))
     # The Python runtime first: its libexecutorch.so is then the one the library binds to.
@@ -67,6 +67,8 @@ def load() -> str:
         raise ExportError(f"cannot load pteforge's kernels from {path}: {error}") from error
     from pteforge.cortex_m.ops import PROGRAM_OPERATORS
 
+    # One generated registration holds every kernel of the library (seq2seq's cached
+    # attention included): these being there proves it is the right library.
     missing = sorted(set(PROGRAM_OPERATORS) - set(portable_lib._get_operator_names()))
     if missing:
         raise ExportError(f"{path} was loaded but did not register {', '.join(missing)} with ExecuTorch's "

@@ -13,6 +13,13 @@ elides a copy, so a delegate computing `acc + y` and returning both it (written 
 to the state) and its clone would have one value as two outputs, which XNNPACK's
 preprocessing refuses ("Output node ... is already in the inputs"). On the portable
 kernels such a copy is what the method asks for anyway.
+
+And it keeps out the reshapes (view_copy) that only feed what runs outside the
+partition: XNNPACK runs a reshape of a tensor it does not compute as a copy into its
+own output, while ExecuTorch emits a view outside a delegate as an alias of the same
+memory. A decode step handing its cache buffers to pteforge::cached_attention through
+views otherwise copied every buffer on every step (18 MB for Whisper-tiny's
+cross-attention).
 """
 
 from __future__ import annotations
@@ -35,6 +42,14 @@ _COPY_OPS = frozenset({
     "aten::_to_copy",
     "dim_order_ops::_to_dim_order_copy",
 })
+
+
+_VIEW_OPS = frozenset({"aten::view_copy"})
+
+
+def _is_view(node: torch.fx.Node) -> bool:
+    schema = getattr(node.target, "_schema", None)
+    return schema is not None and schema.name in _VIEW_OPS
 
 
 def _is_copy(node: torch.fx.Node) -> bool:
@@ -81,6 +96,7 @@ class SharedStateGuard(Partitioner):
                 continue
             if all(user.meta.get(_TAG) != tag for user in node.users):
                 del node.meta[_TAG]  # a copy at the partition's edge: keep it outside
+        _untag_edge_views(program.graph)
         for tag, buffer in doomed.items():
             result.partition_tags.pop(tag, None)
             self.dropped.append((tag, buffer))
@@ -117,3 +133,17 @@ class SharedStateGuard(Partitioner):
 
     def transform_for_pre_decomposition(self, exported_program: ExportedProgram) -> ExportedProgram:
         return self.inner.transform_for_pre_decomposition(exported_program)
+
+
+def _untag_edge_views(graph: torch.fx.Graph) -> None:
+    """Takes out of their partitions the views whose users all run outside it, until
+    none is left (a chain of views at an edge leaves whole)."""
+    nodes = [node for node in graph.nodes if _is_view(node)]
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            tag = node.meta.get(_TAG)
+            if tag is not None and all(user.meta.get(_TAG) != tag for user in node.users):
+                del node.meta[_TAG]
+                changed = True

@@ -34,6 +34,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from pteforge.seq2seq import attention_op  # noqa: F401  (defines torch.ops.pteforge.cached_attention)
+
 IMPLEMENTATION = "pteforge_seq2seq_cache"
 # The keyword argument carrying the step's masks: {"self": [n, slots * positions] or
 # None, "cross": ...}, additive (0 or the dtype's lowest value).
@@ -60,23 +62,11 @@ def cached_attention(module: nn.Module, query: torch.Tensor, key: torch.Tensor, 
     rows = query.shape[0]
     if query.shape[2] != 1:
         raise ValueError("the cached attention takes one query position per row")
-    width = slots * positions
     scale = head_dim ** -0.5 if scaling is None else scaling
-    if scale != 1.0:
-        query = query * scale
-    scores = torch.bmm(query.reshape(rows, heads, head_dim).transpose(0, 1),
-                       key.reshape(heads, width, head_dim).transpose(1, 2))
-    if position_bias is not None:  # T5: one bias per position, the same in every slot
-        scores = (scores.view(heads, rows, slots, positions)
-                  + position_bias.reshape(heads, 1, 1, positions)).view(heads, rows, width)
-    mask = masks[kind]
-    if mask is not None:
-        scores = scores + mask.view(1, rows, width)
-    probs = torch.softmax(scores, dim=-1)
-    output = torch.bmm(probs, value.reshape(heads, width, value.shape[-1]))
-    # permute_copy: a transpose the model would make contiguous with a clone, which
-    # XNNPACK does not take (and cuts its delegate at).
-    return torch.permute_copy(output, (1, 0, 2)).view(rows, 1, heads, value.shape[-1]), None
+    bias = None if position_bias is None else position_bias.reshape(heads, positions)
+    output = torch.ops.pteforge.cached_attention(query.reshape(rows, heads, head_dim), key.reshape(-1, head_dim),
+                                                 value.reshape(-1, value.shape[-1]), masks[kind], bias, scale)
+    return output.view(rows, 1, heads, value.shape[-1]), None
 
 
 def _batched_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None,

@@ -1,0 +1,66 @@
+"""pteforge::cached_attention: a decode step's attention over a cache buffer, in place.
+
+    cached_attention(query [n, H, d], keys [H * W, d], values [H * W, d],
+                     mask [n, W]?, position_bias [H, P]?, scale) -> [n, H, d]
+
+For each row r and head h (keys and values viewed [H, W, d]):
+    scores = (query[r, h] * scale) @ keys[h]^T + position_bias[h, w % P] + mask[r, w]
+    out[r, h] = softmax(scores) @ values[h]
+
+What attention.py's XNNPACK form computes, as one operator whose kernel
+(cc/kernels/attention.h) reads each key and value vector once where the cache holds
+it and skips the positions a row's mask excludes. XNNPACK's batched matmul packs its
+right-hand operand on every call when it is not a constant, so that form copied every
+buffer a step attends over (Whisper-tiny's cross-attention: 18 MB a step) before
+reading it. The eager definition below is the reference the exporter's conformance
+check compares the kernel with; both run in float32.
+
+Import this module before tracing or running a module that calls the operator
+(attention.py does).
+"""
+
+from __future__ import annotations
+
+import torch
+
+NAMESPACE = "pteforge"
+NAME = "cached_attention"
+SCHEMA = ("cached_attention(Tensor query, Tensor keys, Tensor values, Tensor? mask, Tensor? position_bias, "
+          "float scale) -> Tensor")
+# How a program names the operator (namespace::name.overload).
+PROGRAM_OPERATOR = f"{NAMESPACE}::{NAME}.out"
+
+# A fragment: pteforge.cortex_m.ops defines the namespace's other operators.
+_library = torch.library.Library(NAMESPACE, "FRAGMENT")
+_library.define(SCHEMA)
+_library.define(SCHEMA.split(" -> ")[0].replace(f"{NAME}(", f"{NAME}.out(", 1)[:-1]
+                + ", *, Tensor(a!) out) -> Tensor(a!)")
+
+
+def cached_attention_reference(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                               mask: torch.Tensor | None, position_bias: torch.Tensor | None,
+                               scale: float) -> torch.Tensor:
+    """pteforge::cached_attention in eager PyTorch (see the module docstring)."""
+    rows, heads, dim = query.shape
+    width = keys.shape[0] // heads
+    scores = torch.bmm((query * scale).transpose(0, 1), keys.view(heads, width, dim).transpose(1, 2))
+    if position_bias is not None:
+        positions = position_bias.shape[-1]
+        scores = (scores.view(heads, rows, width // positions, positions)
+                  + position_bias.view(heads, 1, 1, positions)).view(heads, rows, width)
+    if mask is not None:
+        scores = scores + mask.view(1, rows, width)
+    probs = torch.softmax(scores, dim=-1)
+    return torch.bmm(probs, values.view(heads, width, dim)).transpose(0, 1).contiguous()
+
+
+def _out_variant(*args, out: torch.Tensor) -> torch.Tensor:
+    result = cached_attention_reference(*args)
+    out.resize_(result.shape).copy_(result)
+    return out
+
+
+torch.library.impl(_library, NAME, "CompositeExplicitAutograd")(cached_attention_reference)
+torch.library.impl(_library, f"{NAME}.out", "CompositeExplicitAutograd")(_out_variant)
+torch.library.register_fake(f"{NAMESPACE}::{NAME}", lib=_library)(
+    lambda query, *rest: query.new_empty(query.shape))
