@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cc/kernels/attention.h"
 #include "cc/kernels/linear.h"
 
 namespace pteforge {
@@ -173,80 +172,6 @@ void LinearDq8Out(KernelRuntimeContext& context, Span<EValue*> stack) {
 
 void LinearDq16Out(KernelRuntimeContext& context, Span<EValue*> stack) {
   DynamicLinearOut(context, "pteforge::linear_dq16.out", stack, LinearDq16ScratchBytes, LinearDq16);
-}
-
-void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
-  constexpr const char* kOp = "pteforge::cached_attention.out";
-  // query, keys, values, mask, position_bias, scale, out, and the returned out.
-  if (stack.size() != 8) {
-    Fail(context, kOp, "wrong number of arguments");
-    return;
-  }
-  EValue* query = stack[0];
-  EValue* keys = stack[1];
-  EValue* values = stack[2];
-  EValue* mask = stack[3];
-  EValue* bias = stack[4];
-  EValue* scale = stack[5];
-  EValue* out = stack[6];
-  if (!IsFloatTensor(query) || query->toTensor().dim() != 3) {
-    Fail(context, kOp, "query must be a float32 tensor [rows, heads, head_dim]");
-    return;
-  }
-  const Tensor& q = query->toTensor();
-  const int64_t rows = q.size(0), heads = q.size(1), dim = q.size(2);
-  if (!IsFloatTensor(keys) || !IsFloatTensor(values) || keys->toTensor().dim() != 2 ||
-      values->toTensor().sizes() != keys->toTensor().sizes() || keys->toTensor().size(1) != dim || heads == 0 ||
-      keys->toTensor().size(0) % heads != 0) {
-    Fail(context, kOp, "keys and values must be float32 tensors [heads * width, head_dim]");
-    return;
-  }
-  const int64_t width = keys->toTensor().size(0) / heads;
-  if (!mask->isNone() && (!IsFloatTensor(mask) || mask->toTensor().dim() != 2 || mask->toTensor().size(0) != rows ||
-                          mask->toTensor().size(1) != width)) {
-    Fail(context, kOp, "mask must be None or a float32 tensor [rows, width]");
-    return;
-  }
-  int64_t positions = 0;
-  if (!bias->isNone()) {
-    const bool valid = IsFloatTensor(bias) && bias->toTensor().dim() == 2 && bias->toTensor().size(0) == heads;
-    positions = valid ? bias->toTensor().size(1) : 0;
-    if (positions == 0 || width % positions != 0) {
-      Fail(context, kOp, "position_bias must be None or a float32 tensor [heads, P], P dividing the width");
-      return;
-    }
-  }
-  if (!scale->isDouble() || !IsFloatTensor(out)) {
-    Fail(context, kOp, "scale must be a float and out a float32 tensor");
-    return;
-  }
-  if (executorch::runtime::resize_tensor(out->toTensor(), q.sizes()) != Error::Ok) {
-    Fail(context, kOp, "cannot resize out to the query's shape");
-    return;
-  }
-  if (rows > INT32_MAX || heads > INT32_MAX || width > INT32_MAX || dim > INT32_MAX) {
-    Fail(context, kOp, "tensor too large");
-    return;
-  }
-  const AttentionShape shape = {static_cast<int32_t>(rows), static_cast<int32_t>(heads), static_cast<int32_t>(width),
-                                static_cast<int32_t>(dim), static_cast<int32_t>(positions)};
-  if (rows == 0 || dim == 0) return;
-  auto scratch = context.allocate_temp(AttentionScratchFloats(shape) * sizeof(float), alignof(float));
-  if (!scratch.ok()) {
-    Fail(context, kOp, "no scratch memory for the scores (a larger temp allocator is needed)",
-         Error::MemoryAllocationFailed);
-    return;
-  }
-  AttentionArgs args;
-  args.query = q.const_data_ptr<float>();
-  args.keys = keys->toTensor().const_data_ptr<float>();
-  args.values = values->toTensor().const_data_ptr<float>();
-  args.mask = mask->isNone() ? nullptr : mask->toTensor().const_data_ptr<float>();
-  args.bias = bias->isNone() ? nullptr : bias->toTensor().const_data_ptr<float>();
-  args.scale = static_cast<float>(scale->toDouble());
-  args.scratch = static_cast<float*>(scratch.get());
-  args.out = out->toTensor().mutable_data_ptr<float>();
-  CachedAttention(shape, args);
 }
 
 }  // namespace kernels

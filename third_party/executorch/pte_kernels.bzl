@@ -19,9 +19,11 @@ A program with a delegate (XNNPACK) or an operator that has no kernel fails the 
 with a message that says which and what to do. `<name>_operators` is operators.txt, the
 list of registered operators.
 
-With `cmsis_nn = True` (programs exported with backend="cortex_m"), pteforge's own
-operators (//cc/kernels: CMSIS-NN on the Cortex-M55) and ExecuTorch's Cortex-M operators
-(@executorch_source//:cortex_m_ops) are selected the same way; the library then needs
+pteforge's own operators without CMSIS-NN (//cc/kernels:attention_op: an encoder-
+decoder's cached attention) are selected the same way. With `cmsis_nn = True` (programs
+exported with backend="cortex_m"), pteforge's linear operators (//cc/kernels: CMSIS-NN
+on the Cortex-M55) and ExecuTorch's Cortex-M operators
+(@executorch_source//:cortex_m_ops) are too; the library then needs
 PTEFORGE_CMSIS_NN_SRC on the Cortex-M55 and is skipped without it.
 """
 
@@ -29,18 +31,18 @@ load("@cmsis_nn//:defs.bzl", "CMSIS_NN_SOURCE", "MISSING_CMSIS_NN_SOURCE")
 load("@executorch_source//:defs.bzl", "EXECUTORCH_SOURCE", "MISSING_EXECUTORCH_SOURCE")
 load(":sdk_targets.bzl", "INCOMPATIBLE", "SOURCE_RUNTIME_SETTINGS")
 
-# select_kernels.py's outputs: a registration per kernel library.
+# select_kernels.py's outputs: a registration per kernel library (pteforge's own: those
+# a program uses of the ones without CMSIS-NN, e.g. seq2seq's cached attention) ...
 _GENERATED = [
     library + "/" + name
     for library in ["portable", "quantized"]
     for name in ["RegisterCodegenUnboxedKernelsEverything.cpp", "NativeFunctions.h"]
-]
+] + ["pteforge/register.cc"]
 
-# ... and with cmsis_nn, ExecuTorch's Cortex-M operators and pteforge's own.
+# ... and with cmsis_nn, ExecuTorch's Cortex-M operators (and pteforge's on CMSIS-NN).
 _GENERATED_CMSIS_NN = [
     "cortex_m/RegisterCodegenUnboxedKernelsEverything.cpp",
     "cortex_m/NativeFunctions.h",
-    "pteforge/register.cc",
 ]
 
 def _kernel_registration_impl(ctx):
@@ -161,6 +163,7 @@ def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **
         # The registration runs from a static initializer that nothing references.
         alwayslink = True,
         deps = [
+            "//cc/kernels:attention_op",
             "@executorch_source//:kernel_utils",
             "@executorch_source//:runtime",
         ] + ([
