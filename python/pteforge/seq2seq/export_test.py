@@ -123,11 +123,14 @@ def test_the_report_counts_each_methods_delegate_calls_and_operators():
         assert entry["operators"] == {name: n for name, n in counts[method].items() if name != testing.DELEGATE}
         assert entry["operator_calls"] == sum(entry["operators"].values())
     step = program.report["methods"]["decode_step"]
-    # One delegate call per decoder layer and one more (each layer's cache write, an
-    # in-place index_put_ into state, is between them); the step reads the cache where
-    # it is: no gather (index_select), no broadcast copy, no vocabulary-wide log-softmax.
-    assert step["delegate_calls"] == 3, step
+    # The step reads the cache where it is: per layer, two in-place cache writes
+    # (index_put_ into state) and two pteforge::cached_attention calls outside XNNPACK,
+    # the projections and feed-forward layers in the 7 delegate calls between them for
+    # this 2-layer model; no gather (index_select), no broadcast copy, no vocabulary-wide
+    # log-softmax.
+    assert step["delegate_calls"] == 7, step
     assert step["operators"]["aten::index_put_"] == 4
+    assert step["operators"]["pteforge::cached_attention.out"] == 4
     for copy in ("aten::index_select.out", "aten::expand_copy.out", "aten::_log_softmax.out",
                  "aten::native_layer_norm.out"):
         assert copy not in step["operators"], step
