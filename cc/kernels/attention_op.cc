@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "cc/kernels/attention.h"
+#include "cc/kernels/parallel.h"
 
 namespace pteforge {
 namespace kernels {
@@ -103,7 +104,8 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   args.scale = static_cast<float>(scale->toDouble());
   args.scratch = static_cast<float*>(scratch.get());
   args.out = out->toTensor().mutable_data_ptr<float>();
-  CachedAttention(shape, args);
+  // Heads on the thread pool (one thread where there is none).
+  ParallelFor(static_cast<size_t>(heads), [&](size_t head) { CachedAttentionHead(shape, args, static_cast<int32_t>(head)); });
 }
 
 }  // namespace kernels
