@@ -60,21 +60,25 @@ float ExpAndSum(float* scores, int32_t width) {
   return sum;
 }
 
-}  // namespace
-
-size_t AttentionScratchFloats(const AttentionShape& shape) {
-  // Each row's scores over the positions, and its scaled query.
+// One head's scratch: each row's scores over the positions, and its scaled query.
+size_t HeadScratchFloats(const AttentionShape& shape) {
   return static_cast<size_t>(shape.rows) * (static_cast<size_t>(shape.width) + shape.head_dim);
 }
 
-void CachedAttention(const AttentionShape& shape, const AttentionArgs& args) {
-  for (int32_t h = 0; h < shape.heads; ++h) CachedAttentionHead(shape, args, h, args.scratch);
+}  // namespace
+
+size_t AttentionScratchFloats(const AttentionShape& shape) {
+  return static_cast<size_t>(shape.heads) * HeadScratchFloats(shape);
 }
 
-void CachedAttentionHead(const AttentionShape& shape, const AttentionArgs& args, int32_t h, float* scratch) {
+void CachedAttention(const AttentionShape& shape, const AttentionArgs& args) {
+  for (int32_t h = 0; h < shape.heads; ++h) CachedAttentionHead(shape, args, h);
+}
+
+void CachedAttentionHead(const AttentionShape& shape, const AttentionArgs& args, int32_t h) {
   const int32_t rows = shape.rows, width = shape.width, dim = shape.head_dim;
-  float* scores = scratch;                                      // [rows, width]
-  float* queries = scratch + static_cast<size_t>(rows) * width;  // [rows, dim]
+  float* scores = args.scratch + static_cast<size_t>(h) * HeadScratchFloats(shape);  // [rows, width]
+  float* queries = scores + static_cast<size_t>(rows) * width;                        // [rows, dim]
   const float* keys = args.keys + static_cast<size_t>(h) * width * dim;
   const float* values = args.values + static_cast<size_t>(h) * width * dim;
   const float* bias = args.bias != nullptr ? args.bias + static_cast<size_t>(h) * shape.positions : nullptr;

@@ -31,11 +31,12 @@ struct AttentionArgs {
   const float* mask;    // [rows, width], additive; null: every position
   const float* bias;    // [heads, positions]: added at position w % positions; or null
   float scale;          // the query's factor
-  float* scratch;       // AttentionScratchFloats(shape) floats
+  float* scratch;       // AttentionScratchFloats(shape) floats (each head its own part)
   float* out;           // [rows, heads, head_dim]
 };
 
-// The scratch one head needs, in floats (CachedAttention reuses it for every head).
+// The scratch CachedAttention needs, in floats: a part per head, so that heads can run
+// on different threads.
 size_t AttentionScratchFloats(const AttentionShape& shape);
 
 // For each row r and head h: scores = (query[r, h] * scale) . keys[h, w] + bias[h, w % P]
@@ -45,10 +46,9 @@ size_t AttentionScratchFloats(const AttentionShape& shape);
 // mean of the values, as eager's softmax of equal scores gives.
 void CachedAttention(const AttentionShape& shape, const AttentionArgs& args);
 
-// The same for head `head` alone, with `scratch` (AttentionScratchFloats floats) in
-// place of args.scratch: heads are independent, so a caller may run them on several
-// threads, each with its own scratch (attention_op.cc does).
-void CachedAttentionHead(const AttentionShape& shape, const AttentionArgs& args, int32_t head, float* scratch);
+// The same for head `head` alone (its outputs, its part of the scratch): heads are
+// independent, so a caller may run them on several threads (attention_op.cc does).
+void CachedAttentionHead(const AttentionShape& shape, const AttentionArgs& args, int32_t head);
 
 }  // namespace kernels
 }  // namespace pteforge

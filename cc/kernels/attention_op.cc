@@ -4,7 +4,6 @@
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/platform/log.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -90,11 +89,7 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   const AttentionShape shape = {static_cast<int32_t>(rows), static_cast<int32_t>(heads), static_cast<int32_t>(width),
                                 static_cast<int32_t>(dim), static_cast<int32_t>(positions)};
   if (rows == 0 || dim == 0) return;
-  // Heads on the thread pool: one scratch per worker, each taking every parts-th head
-  // (one part on the runtime from source, whose images have a small temp allocator).
-  const size_t parts = std::min<size_t>(static_cast<size_t>(heads), ParallelWorkers());
-  const size_t per_part = AttentionScratchFloats(shape);
-  auto scratch = context.allocate_temp(parts * per_part * sizeof(float), alignof(float));
+  auto scratch = context.allocate_temp(AttentionScratchFloats(shape) * sizeof(float), alignof(float));
   if (!scratch.ok()) {
     Fail(context, "no scratch memory for the scores (a larger temp allocator is needed)",
          Error::MemoryAllocationFailed);
@@ -109,11 +104,8 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   args.scale = static_cast<float>(scale->toDouble());
   args.scratch = static_cast<float*>(scratch.get());
   args.out = out->toTensor().mutable_data_ptr<float>();
-  ParallelFor(parts, [&](size_t part) {
-    for (size_t head = part; head < static_cast<size_t>(heads); head += parts) {
-      CachedAttentionHead(shape, args, static_cast<int32_t>(head), args.scratch + part * per_part);
-    }
-  });
+  // Heads on the thread pool (one thread where there is none).
+  ParallelFor(static_cast<size_t>(heads), [&](size_t head) { CachedAttentionHead(shape, args, static_cast<int32_t>(head)); });
 }
 
 }  // namespace kernels

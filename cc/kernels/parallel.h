@@ -12,9 +12,6 @@
 namespace pteforge {
 namespace kernels {
 
-// How many tasks ParallelFor runs at once (the pool's threads; 1 without a pool).
-size_t ParallelWorkers();
-
 // Calls task(i) for every i < count, on the pool's threads (in no particular order) or
 // on this one; returns when all have returned.
 void ParallelFor(size_t count, executorch::runtime::FunctionRef<void(size_t)> task);

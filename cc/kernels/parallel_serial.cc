@@ -3,8 +3,6 @@
 namespace pteforge {
 namespace kernels {
 
-size_t ParallelWorkers() { return 1; }
-
 void ParallelFor(size_t count, executorch::runtime::FunctionRef<void(size_t)> task) {
   for (size_t i = 0; i < count; ++i) task(i);
 }
