@@ -60,64 +60,58 @@ float ExpAndSum(float* scores, int32_t width) {
   return sum;
 }
 
-// One head's scratch: each row's scores over the positions, and its scaled query.
-size_t HeadScratchFloats(const AttentionShape& shape) {
-  return static_cast<size_t>(shape.rows) * (static_cast<size_t>(shape.width) + shape.head_dim);
-}
-
 }  // namespace
 
 size_t AttentionScratchFloats(const AttentionShape& shape) {
-  return static_cast<size_t>(shape.heads) * HeadScratchFloats(shape);
+  // Each row's scores over the positions, and its scaled query.
+  return static_cast<size_t>(shape.rows) * (static_cast<size_t>(shape.width) + shape.head_dim);
 }
 
 void CachedAttention(const AttentionShape& shape, const AttentionArgs& args) {
-  for (int32_t h = 0; h < shape.heads; ++h) CachedAttentionHead(shape, args, h);
-}
-
-void CachedAttentionHead(const AttentionShape& shape, const AttentionArgs& args, int32_t h) {
   const int32_t rows = shape.rows, width = shape.width, dim = shape.head_dim;
-  float* scores = args.scratch + static_cast<size_t>(h) * HeadScratchFloats(shape);  // [rows, width]
-  float* queries = scores + static_cast<size_t>(rows) * width;                        // [rows, dim]
-  const float* keys = args.keys + static_cast<size_t>(h) * width * dim;
-  const float* values = args.values + static_cast<size_t>(h) * width * dim;
-  const float* bias = args.bias != nullptr ? args.bias + static_cast<size_t>(h) * shape.positions : nullptr;
-  for (int32_t r = 0; r < rows; ++r) {
-    const float* query = args.query + (static_cast<size_t>(r) * shape.heads + h) * dim;
-    for (int32_t i = 0; i < dim; ++i) queries[r * dim + i] = query[i] * args.scale;
-  }
-  // Scores: each key vector read once for every row that attends to it.
-  for (int32_t w = 0; w < width; ++w) {
-    const float* key = keys + static_cast<size_t>(w) * dim;
-    const float position_bias = bias != nullptr ? bias[w % shape.positions] : 0.0f;
+  float* scores = args.scratch;                                    // [rows, width]
+  float* queries = args.scratch + static_cast<size_t>(rows) * width;  // [rows, dim]
+  for (int32_t h = 0; h < shape.heads; ++h) {
+    const float* keys = args.keys + static_cast<size_t>(h) * width * dim;
+    const float* values = args.values + static_cast<size_t>(h) * width * dim;
+    const float* bias = args.bias != nullptr ? args.bias + static_cast<size_t>(h) * shape.positions : nullptr;
     for (int32_t r = 0; r < rows; ++r) {
-      const float mask = args.mask != nullptr ? args.mask[static_cast<size_t>(r) * width + w] : 0.0f;
-      float& score = scores[static_cast<size_t>(r) * width + w];
-      if (mask <= kLowest) {
-        score = kSkipped;
-        continue;
-      }
-      score = Dot(queries + r * dim, key, dim);
-      if (bias != nullptr) score += position_bias;
-      if (args.mask != nullptr) score += mask;
+      const float* query = args.query + (static_cast<size_t>(r) * shape.heads + h) * dim;
+      for (int32_t i = 0; i < dim; ++i) queries[r * dim + i] = query[i] * args.scale;
     }
-  }
-  // Softmax, each row's probabilities in place of its scores (a row with nothing to
-  // attend to: equal scores, so the mean of the values).
-  for (int32_t r = 0; r < rows; ++r) {
-    float* row = scores + static_cast<size_t>(r) * width;
-    if (std::all_of(row, row + width, [](float score) { return score == kSkipped; })) std::fill(row, row + width, 0.0f);
-    const float inverse = 1.0f / ExpAndSum(row, width);
-    for (int32_t w = 0; w < width; ++w) row[w] *= inverse;
-    float* out = args.out + (static_cast<size_t>(r) * shape.heads + h) * dim;
-    std::fill(out, out + dim, 0.0f);
-  }
-  // Outputs: each value vector read once for every row with weight on it.
-  for (int32_t w = 0; w < width; ++w) {
-    const float* value = values + static_cast<size_t>(w) * dim;
+    // Scores: each key vector read once for every row that attends to it.
+    for (int32_t w = 0; w < width; ++w) {
+      const float* key = keys + static_cast<size_t>(w) * dim;
+      const float position_bias = bias != nullptr ? bias[w % shape.positions] : 0.0f;
+      for (int32_t r = 0; r < rows; ++r) {
+        const float mask = args.mask != nullptr ? args.mask[static_cast<size_t>(r) * width + w] : 0.0f;
+        float& score = scores[static_cast<size_t>(r) * width + w];
+        if (mask <= kLowest) {
+          score = kSkipped;
+          continue;
+        }
+        score = Dot(queries + r * dim, key, dim);
+        if (bias != nullptr) score += position_bias;
+        if (args.mask != nullptr) score += mask;
+      }
+    }
+    // Softmax, each row's probabilities in place of its scores (a row with nothing to
+    // attend to: equal scores, so the mean of the values).
     for (int32_t r = 0; r < rows; ++r) {
-      const float weight = scores[static_cast<size_t>(r) * width + w];
-      if (weight != 0.0f) AddScaled(args.out + (static_cast<size_t>(r) * shape.heads + h) * dim, value, weight, dim);
+      float* row = scores + static_cast<size_t>(r) * width;
+      if (std::all_of(row, row + width, [](float score) { return score == kSkipped; })) std::fill(row, row + width, 0.0f);
+      const float inverse = 1.0f / ExpAndSum(row, width);
+      for (int32_t w = 0; w < width; ++w) row[w] *= inverse;
+      float* out = args.out + (static_cast<size_t>(r) * shape.heads + h) * dim;
+      std::fill(out, out + dim, 0.0f);
+    }
+    // Outputs: each value vector read once for every row with weight on it.
+    for (int32_t w = 0; w < width; ++w) {
+      const float* value = values + static_cast<size_t>(w) * dim;
+      for (int32_t r = 0; r < rows; ++r) {
+        const float weight = scores[static_cast<size_t>(r) * width + w];
+        if (weight != 0.0f) AddScaled(args.out + (static_cast<size_t>(r) * shape.heads + h) * dim, value, weight, dim);
+      }
     }
   }
 }

@@ -31,12 +31,11 @@ struct AttentionArgs {
   const float* mask;    // [rows, width], additive; null: every position
   const float* bias;    // [heads, positions]: added at position w % positions; or null
   float scale;          // the query's factor
-  float* scratch;       // AttentionScratchFloats(shape) floats (each head its own part)
+  float* scratch;       // AttentionScratchFloats(shape) floats
   float* out;           // [rows, heads, head_dim]
 };
 
-// The scratch CachedAttention needs, in floats: a part per head, so that heads can run
-// on different threads.
+// The scratch CachedAttention needs, in floats.
 size_t AttentionScratchFloats(const AttentionShape& shape);
 
 // For each row r and head h: scores = (query[r, h] * scale) . keys[h, w] + bias[h, w % P]
@@ -45,10 +44,6 @@ size_t AttentionScratchFloats(const AttentionShape& shape);
 // 0 in float32, as in eager PyTorch); a row with every position so masked gets the
 // mean of the values, as eager's softmax of equal scores gives.
 void CachedAttention(const AttentionShape& shape, const AttentionArgs& args);
-
-// The same for head `head` alone (its outputs, its part of the scratch): heads are
-// independent, so a caller may run them on several threads (attention_op.cc does).
-void CachedAttentionHead(const AttentionShape& shape, const AttentionArgs& args, int32_t head);
 
 }  // namespace kernels
 }  // namespace pteforge

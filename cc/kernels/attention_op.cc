@@ -8,7 +8,6 @@
 #include <cstdint>
 
 #include "cc/kernels/attention.h"
-#include "cc/kernels/parallel.h"
 
 namespace pteforge {
 namespace kernels {
@@ -104,8 +103,7 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   args.scale = static_cast<float>(scale->toDouble());
   args.scratch = static_cast<float*>(scratch.get());
   args.out = out->toTensor().mutable_data_ptr<float>();
-  // Heads on the thread pool (one thread where there is none).
-  ParallelFor(static_cast<size_t>(heads), [&](size_t head) { CachedAttentionHead(shape, args, static_cast<int32_t>(head)); });
+  CachedAttention(shape, args);
 }
 
 }  // namespace kernels
