@@ -1,42 +1,19 @@
-#include "cc/kernels/attention_op.h"
-
-#include <executorch/runtime/core/exec_aten/exec_aten.h>
-#include <executorch/runtime/core/exec_aten/util/tensor_util.h>
-#include <executorch/runtime/platform/log.h>
-
+// pteforge::cached_attention.out's boxed kernel (declared in ops.h), over attention.h.
 #include <cstddef>
 #include <cstdint>
 
 #include "cc/kernels/attention.h"
+#include "cc/kernels/ops.h"
+#include "cc/kernels/unboxing.h"
 
 namespace pteforge {
 namespace kernels {
 
-using executorch::aten::ScalarType;
-using executorch::aten::Tensor;
-using executorch::runtime::Error;
-using executorch::runtime::EValue;
-using executorch::runtime::KernelRuntimeContext;
-using executorch::runtime::Span;
-
-namespace {
-
-void Fail(KernelRuntimeContext& context, const char* what, Error error = Error::InvalidArgument) {
-  ET_LOG(Error, "pteforge::cached_attention.out: %s", what);
-  context.fail(error);
-}
-
-bool IsFloatTensor(const EValue* value) {
-  return value->isTensor() && value->toTensor().scalar_type() == ScalarType::Float &&
-         executorch::runtime::tensor_is_default_dim_order(value->toTensor());
-}
-
-}  // namespace
-
 void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
+  constexpr const char* kOp = "pteforge::cached_attention.out";
   // query, keys, values, mask, position_bias, scale, out, and the returned out.
   if (stack.size() != 8) {
-    Fail(context, "wrong number of arguments");
+    Fail(context, kOp, "wrong number of arguments");
     return;
   }
   EValue* query = stack[0];
@@ -47,7 +24,7 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   EValue* scale = stack[5];
   EValue* out = stack[6];
   if (!IsFloatTensor(query) || query->toTensor().dim() != 3) {
-    Fail(context, "query must be a float32 tensor [rows, heads, head_dim]");
+    Fail(context, kOp, "query must be a float32 tensor [rows, heads, head_dim]");
     return;
   }
   const Tensor& q = query->toTensor();
@@ -55,13 +32,13 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   if (!IsFloatTensor(keys) || !IsFloatTensor(values) || keys->toTensor().dim() != 2 ||
       values->toTensor().sizes() != keys->toTensor().sizes() || keys->toTensor().size(1) != dim || heads == 0 ||
       keys->toTensor().size(0) % heads != 0) {
-    Fail(context, "keys and values must be float32 tensors [heads * width, head_dim]");
+    Fail(context, kOp, "keys and values must be float32 tensors [heads * width, head_dim]");
     return;
   }
   const int64_t width = keys->toTensor().size(0) / heads;
   if (!mask->isNone() && (!IsFloatTensor(mask) || mask->toTensor().dim() != 2 || mask->toTensor().size(0) != rows ||
                           mask->toTensor().size(1) != width)) {
-    Fail(context, "mask must be None or a float32 tensor [rows, width]");
+    Fail(context, kOp, "mask must be None or a float32 tensor [rows, width]");
     return;
   }
   int64_t positions = 0;
@@ -69,20 +46,20 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
     const bool valid = IsFloatTensor(bias) && bias->toTensor().dim() == 2 && bias->toTensor().size(0) == heads;
     positions = valid ? bias->toTensor().size(1) : 0;
     if (positions == 0 || width % positions != 0) {
-      Fail(context, "position_bias must be None or a float32 tensor [heads, P], P dividing the width");
+      Fail(context, kOp, "position_bias must be None or a float32 tensor [heads, P], P dividing the width");
       return;
     }
   }
   if (!scale->isDouble() || !IsFloatTensor(out)) {
-    Fail(context, "scale must be a float and out a float32 tensor");
+    Fail(context, kOp, "scale must be a float and out a float32 tensor");
     return;
   }
   if (executorch::runtime::resize_tensor(out->toTensor(), q.sizes()) != Error::Ok) {
-    Fail(context, "cannot resize out to the query's shape");
+    Fail(context, kOp, "cannot resize out to the query's shape");
     return;
   }
   if (rows > INT32_MAX || heads > INT32_MAX || width > INT32_MAX || dim > INT32_MAX) {
-    Fail(context, "tensor too large");
+    Fail(context, kOp, "tensor too large");
     return;
   }
   const AttentionShape shape = {static_cast<int32_t>(rows), static_cast<int32_t>(heads), static_cast<int32_t>(width),
@@ -90,7 +67,7 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   if (rows == 0 || dim == 0) return;
   auto scratch = context.allocate_temp(AttentionScratchFloats(shape) * sizeof(float), alignof(float));
   if (!scratch.ok()) {
-    Fail(context, "no scratch memory for the scores (a larger temp allocator is needed)",
+    Fail(context, kOp, "no scratch memory for the scores (a larger temp allocator is needed)",
          Error::MemoryAllocationFailed);
     return;
   }

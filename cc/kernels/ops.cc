@@ -1,25 +1,13 @@
 #include "cc/kernels/ops.h"
 
-#include <executorch/runtime/core/exec_aten/exec_aten.h>
-#include <executorch/runtime/core/exec_aten/util/tensor_util.h>
-#include <executorch/runtime/platform/log.h>
-
 #include <cstddef>
 #include <cstdint>
 
 #include "cc/kernels/linear.h"
+#include "cc/kernels/unboxing.h"
 
 namespace pteforge {
 namespace kernels {
-
-using executorch::aten::ScalarType;
-using executorch::aten::SizesType;
-using executorch::aten::Tensor;
-using executorch::runtime::Error;
-using executorch::runtime::EValue;
-using executorch::runtime::KernelRuntimeContext;
-using executorch::runtime::Span;
-
 namespace {
 
 // The arguments both linear operators share, unboxed and checked.
@@ -31,17 +19,6 @@ struct LinearCall {
   bool relu = false;
   LinearShape shape = {0, 0, 0};
 };
-
-bool Fail(KernelRuntimeContext& context, const char* op, const char* what, Error error = Error::InvalidArgument) {
-  ET_LOG(Error, "%s: %s", op, what);
-  context.fail(error);
-  return false;
-}
-
-bool IsFloatTensor(const EValue* value) {
-  return value->isTensor() && value->toTensor().scalar_type() == ScalarType::Float &&
-         executorch::runtime::tensor_is_default_dim_order(value->toTensor());
-}
 
 // Unboxes input, weight, optional bias, relu and out from their stack positions,
 // checks them against the operator's contract and resizes out to [..., n].

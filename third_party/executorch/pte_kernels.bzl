@@ -164,6 +164,7 @@ def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **
         alwayslink = True,
         deps = [
             "//cc/kernels:attention_op",
+            "//cc/kernels:boxed",
             "@executorch_source//:kernel_utils",
             "@executorch_source//:runtime",
         ] + ([

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import torch
 
+from pteforge.support import custom_ops
+
 NAMESPACE = "pteforge"
 
 _library = torch.library.Library(NAMESPACE, "DEF")
@@ -47,11 +49,6 @@ _SCHEMAS = {
 }
 # The largest activation magnitude of each dynamically quantized linear, by bits.
 ACTIVATION_LEVELS = {8: 127, 16: 32767}
-for _name, _schema in _SCHEMAS.items():
-    _library.define(_schema)
-    head, returns = _schema.split(" -> ")
-    _library.define(head.replace(_name + "(", _name + ".out(", 1)[:-1] + ", *, Tensor(a!) out) -> Tensor(a!)")
-
 # The operators as ExecuTorch names them in a program (namespace::name.overload).
 PROGRAM_OPERATORS = tuple(f"{NAMESPACE}::{name}.out" for name in sorted(_SCHEMAS))
 
@@ -119,17 +116,6 @@ def _fake(input: torch.Tensor, weight: torch.Tensor, *rest) -> torch.Tensor:
     return input.new_empty(_output_shape(input, weight))
 
 
-def _register(name: str, reference) -> None:
-    def out_variant(*args, out: torch.Tensor) -> torch.Tensor:
-        result = reference(*args)
-        out.resize_(result.shape).copy_(result)
-        return out
-
-    torch.library.impl(_library, name, "CompositeExplicitAutograd")(reference)
-    torch.library.impl(_library, f"{name}.out", "CompositeExplicitAutograd")(out_variant)
-    torch.library.register_fake(f"{NAMESPACE}::{name}", lib=_library)(_fake)
-
-
-_register("linear", linear_reference)
-_register("linear_dq8", linear_dq8_reference)
-_register("linear_dq16", linear_dq16_reference)
+for _name, _reference in (("linear", linear_reference), ("linear_dq8", linear_dq8_reference),
+                          ("linear_dq16", linear_dq16_reference)):
+    custom_ops.define(_library, _name, _SCHEMAS[_name], _reference, _fake)

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import torch
 
+from pteforge.support import custom_ops
+
 NAMESPACE = "pteforge"
 NAME = "cached_attention"
 SCHEMA = ("cached_attention(Tensor query, Tensor keys, Tensor values, Tensor? mask, Tensor? position_bias, "
@@ -32,9 +34,6 @@ PROGRAM_OPERATOR = f"{NAMESPACE}::{NAME}.out"
 
 # A fragment: pteforge.cortex_m.ops defines the namespace's other operators.
 _library = torch.library.Library(NAMESPACE, "FRAGMENT")
-_library.define(SCHEMA)
-_library.define(SCHEMA.split(" -> ")[0].replace(f"{NAME}(", f"{NAME}.out(", 1)[:-1]
-                + ", *, Tensor(a!) out) -> Tensor(a!)")
 
 
 def cached_attention_reference(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
@@ -54,13 +53,5 @@ def cached_attention_reference(query: torch.Tensor, keys: torch.Tensor, values: 
     return torch.bmm(probs, values.view(heads, width, dim)).transpose(0, 1).contiguous()
 
 
-def _out_variant(*args, out: torch.Tensor) -> torch.Tensor:
-    result = cached_attention_reference(*args)
-    out.resize_(result.shape).copy_(result)
-    return out
-
-
-torch.library.impl(_library, NAME, "CompositeExplicitAutograd")(cached_attention_reference)
-torch.library.impl(_library, f"{NAME}.out", "CompositeExplicitAutograd")(_out_variant)
-torch.library.register_fake(f"{NAMESPACE}::{NAME}", lib=_library)(
-    lambda query, *rest: query.new_empty(query.shape))
+custom_ops.define(_library, NAME, SCHEMA, cached_attention_reference,
+                  lambda query, *rest: query.new_empty(query.shape))
