@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "cc/simd/vectors.h"
 
@@ -16,25 +15,10 @@ using simd::Load;
 
 constexpr int64_t kChunk = 256;
 
-float RowMax(const float* values, int64_t width) {
-  int64_t i = 0;
-  float top = -std::numeric_limits<float>::infinity();
-  if (width >= kLanes) {
-    Floats lanes = Load(values);
-    for (i = kLanes; i + kLanes <= width; i += kLanes) {
-      const Floats next = Load(values + i);
-      lanes = simd::Select(next > lanes, next, lanes);
-    }
-    top = simd::Max(lanes);
-  }
-  for (; i < width; ++i) top = std::max(top, values[i]);
-  return top;
-}
-
 }  // namespace
 
 void LogSoftmax(float* values, int64_t width) {
-  const float top = RowMax(values, width);
+  const float top = simd::Max(values, width);
   // Float sums of kChunk columns in kLanes lanes, added up in double: a vocabulary-wide
   // float sum would lose digits the log-probabilities keep.
   double sum = 0;

@@ -39,8 +39,7 @@ void AddScaled(float* to, const float* from, float factor, int32_t length) {
 
 // Replaces the row's scores by exp(score - max) (skipped ones by 0); returns their sum.
 float ExpAndSum(float* scores, int32_t width) {
-  float top = kSkipped;
-  for (int32_t w = 0; w < width; ++w) top = std::max(top, scores[w]);
+  const float top = simd::Max(scores, width);
   Floats sums = {};
   int32_t w = 0;
   for (; w + kLanes <= width; w += kLanes) {

@@ -6,7 +6,8 @@
 // definitions), and pteforge::cached_attention.out (python/pteforge/seq2seq/attention_op.py).
 // The linear kernels are ops.cc's (:ops, on CMSIS-NN on the Cortex-M55); the attention
 // kernel is attention_op.cc's (:attention_op, plain C++ on every target, so an image
-// registers it whenever a program uses it, with or without CMSIS-NN). They are registered by a generated list (cc/kernels/gen_registration.py):
+// registers it whenever a program uses it, with or without CMSIS-NN). They are registered
+// by a generated list (cc/kernels/gen_registration.py):
 // all of them for the Linux tools and the exporter's Python runtime, only those a
 // program uses in a microcontroller image (pte_kernels).
 //

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 namespace pteforge {
@@ -27,8 +28,6 @@ inline Floats Load(const float* from) {
 
 inline void Store(float* to, Floats lanes) { std::memcpy(to, &lanes, sizeof(lanes)); }
 
-inline Floats Broadcast(float value) { return Floats{} + value; }
-
 // mask ? a : b, lane by lane (mask lanes are all ones or all zeros, as comparisons give).
 inline Floats Select(Ints mask, Floats a, Floats b) {
   return reinterpret_cast<Floats>((mask & reinterpret_cast<Ints>(a)) | (~mask & reinterpret_cast<Ints>(b)));
@@ -37,6 +36,22 @@ inline Floats Select(Ints mask, Floats a, Floats b) {
 inline float Sum(Floats lanes) { return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]); }
 
 inline float Max(Floats lanes) { return std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3])); }
+
+// The largest of values[0..width) (-inf for none).
+inline float Max(const float* values, int64_t width) {
+  int64_t i = 0;
+  float top = -std::numeric_limits<float>::infinity();
+  if (width >= kLanes) {
+    Floats lanes = Load(values);
+    for (i = kLanes; i + kLanes <= width; i += kLanes) {
+      const Floats next = Load(values + i);
+      lanes = Select(next > lanes, next, lanes);
+    }
+    top = Max(lanes);
+  }
+  for (; i < width; ++i) top = std::max(top, values[i]);
+  return top;
+}
 
 // exp(x) for x <= 0 (Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, a degree-6 polynomial
 // in r times 2^n; within 2 ulp of expf over the range that matters). Below -87 it

@@ -55,7 +55,8 @@ def load() -> str:
     if path is None or not os.path.exists(path):
         raise ExportError(
             "this program uses pteforge's operators (backend='cortex_m', or an encoder-decoder's cached "
-            "attention), whose kernels ExecuTorch's Python runtime does not have: build them with `./bazelw build //cc/kernels:libpteforge_kernels.so` "
+            "attention), whose kernels ExecuTorch's Python runtime does not have: build them with "
+            "`./bazelw build //cc/kernels:libpteforge_kernels.so` "
             f"and set {LIBRARY_ENV} to bazel-bin/cc/kernels/libpteforge_kernels.so"
             + (f" (it is {os.environ[LIBRARY_ENV]!r}, which does not exist)" if os.environ.get(LIBRARY_ENV) else ""))
     # The Python runtime first: its libexecutorch.so is then the one the library binds to.

@@ -47,14 +47,18 @@ _COPY_OPS = frozenset({
 _VIEW_OPS = frozenset({"aten::view_copy"})
 
 
-def _is_view(node: torch.fx.Node) -> bool:
+def _operator(node: torch.fx.Node) -> str | None:
+    """The node's operator as its schema names it ("aten::view_copy"), or None."""
     schema = getattr(node.target, "_schema", None)
-    return schema is not None and schema.name in _VIEW_OPS
+    return schema.name if schema is not None else None
+
+
+def _is_view(node: torch.fx.Node) -> bool:
+    return _operator(node) in _VIEW_OPS
 
 
 def _is_copy(node: torch.fx.Node) -> bool:
-    schema = getattr(node.target, "_schema", None)
-    if schema is None or schema.name not in _COPY_OPS:
+    if _operator(node) not in _COPY_OPS:
         return False
     source = node.args[0] if node.args else None
     value, result = getattr(source, "meta", {}).get("val"), node.meta.get("val")

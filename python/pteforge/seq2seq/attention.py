@@ -1,24 +1,24 @@
-"""The decoder's attention over the cache where it lives, written so that XNNPACK runs it.
+"""The decoder's attention over the cache where it lives.
 
 A decode step reads every layer's keys and values from the state buffers of
 Seq2SeqWithCache (cache.py) without copying them out: each buffer is laid out
 [heads, slots, positions, head_dim] (a slot is a decoder row of the self-attention
 cache, or a source of the cross-attention cache), and the step's n query rows, beams
-included, become the rows of one matrix per head that is multiplied with the whole
-buffer, viewed as [heads, slots * positions, head_dim]:
+included, attend over the whole buffer, viewed as [heads, slots * positions, head_dim],
+in one pteforge::cached_attention call (attention_op.py; its kernel,
+cc/kernels/attention.h, reads each key and value vector once for all rows):
 
     scores = (query * scale) [H, n, d] @ keys^T [H, d, slots * positions]
     probs  = softmax(scores + position bias + mask)
     output = probs [H, n, slots * positions] @ values [H, slots * positions, d]
 
-Two batched matmuls, adds and a softmax, all XNNPACK operators; the only copy of the
-cache is the one XNNPACK makes anyway, packing a matmul's right-hand operand. The
-additive mask (made once per step, cache.py) gives each row its own slot's valid
-positions: its self-attention row up to the step, its source's tokens. So a source's
-cross-attention keys are stored once and read by all of its beams (CTranslate2 folds
-beams into the query rows the same way), and nothing is gathered or broadcast. The
-price is arithmetic on every slot and position the buffer holds, masked or not:
-programs for one source at a time (max_sources=1) spend none of it on other sources.
+(As XNNPACK batched matmuls, the same arithmetic copied the buffers on every step:
+XNNPACK packs a matmul's right-hand operand on every call when it is not a constant.)
+The additive mask (made once per step, cache.py) gives each row its own slot's valid
+positions: its self-attention row up to the step, its source's tokens; the kernel
+skips the positions it excludes. So a source's cross-attention keys are stored once and
+read by all of its beams (CTranslate2 folds beams into the query rows the same way),
+and nothing is gathered or broadcast.
 
 `use_cached_attention(model)` switches the model to this function and marks its
 decoder's attention modules with the cache they read. The masks travel in the model's
