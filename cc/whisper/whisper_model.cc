@@ -12,11 +12,19 @@ constexpr int64_t kSamplingRate = 16000;
 constexpr int64_t kHopLength = 160;
 
 // The Seq2SeqModel of a Whisper program over one batch of windows' features: a Marian
-// program's, but encode takes features and decode_step no source mask.
+// program's, but encode takes features and decode_step no source mask. Adds its times
+// to `totals` when it goes.
 class WhisperRows : public MarianModel {
  public:
-  WhisperRows(Session* session, int64_t vocab_size, int64_t pad_token, HostTensor features)
-      : MarianModel(session, vocab_size, pad_token), features_(std::move(features)) {}
+  WhisperRows(Session* session, int64_t vocab_size, int64_t pad_token, HostTensor features, TranslateStats* totals)
+      : MarianModel(session, vocab_size, pad_token), features_(std::move(features)), totals_(totals) {}
+
+  ~WhisperRows() override {
+    const TranslateStats mine = stats();
+    totals_->encode_ms += mine.encode_ms;
+    totals_->decode_ms += mine.decode_ms;
+    totals_->steps += mine.steps;
+  }
 
   Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) override {
     ScopeTimer timer(&encode_ns_);
@@ -41,6 +49,7 @@ class WhisperRows : public MarianModel {
 
  private:
   HostTensor features_;
+  TranslateStats* totals_;
 };
 
 }  // namespace
@@ -76,8 +85,8 @@ StatusOr<std::unique_ptr<WhisperModel>> WhisperModel::Create(std::unique_ptr<Ses
   return model;
 }
 
-StatusOr<std::vector<std::vector<int64_t>>> WhisperModel::Generate(const std::vector<float>& features, int64_t count,
-                                                                   const SearchOptions& search) {
+StatusOr<std::unique_ptr<Seq2SeqModel>> WhisperModel::Windows(const std::vector<float>& features, int64_t count,
+                                                               int64_t pad_token) {
   const int64_t frames = log_mel_.window_samples / log_mel_.hop_length;
   if (count > info_.max_sources) {
     return Failure(Error::InvalidArgument, "%lld windows at once exceed the program's %lld sources",
@@ -88,14 +97,16 @@ StatusOr<std::vector<std::vector<int64_t>>> WhisperModel::Generate(const std::ve
                    features.size(), static_cast<long long>(count), static_cast<long long>(log_mel_.n_mels),
                    static_cast<long long>(frames));
   }
-  WhisperRows rows(session_.get(), info_.vocab_size, search.pad_token,
-                   HostTensor::FromValues(ScalarType::Float, {count, log_mel_.n_mels, frames}, features));
-  auto ids = Search(rows, std::vector<std::vector<int64_t>>(static_cast<size_t>(count)), search);
-  const TranslateStats batch = rows.stats();
-  stats_.encode_ms += batch.encode_ms;
-  stats_.decode_ms += batch.decode_ms;
-  stats_.steps += batch.steps;
-  return ids;
+  return std::unique_ptr<Seq2SeqModel>(
+      new WhisperRows(session_.get(), info_.vocab_size, pad_token,
+                      HostTensor::FromValues(ScalarType::Float, {count, log_mel_.n_mels, frames}, features), &stats_));
+}
+
+StatusOr<std::vector<std::vector<int64_t>>> WhisperModel::Generate(const std::vector<float>& features, int64_t count,
+                                                                   const SearchOptions& search) {
+  auto rows = Windows(features, count, search.pad_token);
+  if (!rows.ok()) return rows.status();
+  return Search(*rows.value(), std::vector<std::vector<int64_t>>(static_cast<size_t>(count)), search);
 }
 
 }  // namespace pteforge

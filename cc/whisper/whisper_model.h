@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cc/generate/search.h"
 #include "cc/runtime/session.h"
 #include "cc/seq2seq/seq2seq_program.h"
 #include "cc/seq2seq/translate_stats.h"
@@ -35,6 +36,11 @@ class WhisperModel {
   // its sources.
   StatusOr<std::vector<std::vector<int64_t>>> Generate(const std::vector<float>& features, int64_t count,
                                                        const SearchOptions& search);
+  // The program as a Seq2SeqModel over `count` windows' features, for searches of
+  // their own (window_decoder.h); its times count in stats() when it goes. The
+  // WhisperModel must outlive it.
+  StatusOr<std::unique_ptr<Seq2SeqModel>> Windows(const std::vector<float>& features, int64_t count,
+                                                  int64_t pad_token);
   // Time in encode and in decode steps since the model was created.
   const TranslateStats& stats() const { return stats_; }
 

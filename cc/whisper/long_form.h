@@ -1,0 +1,101 @@
+// Long-form transcription as faster-whisper's WhisperModel.transcribe() does it
+// (faster_whisper/transcribe.py, generate_segments): 30-s windows cut from one log-mel
+// spectrogram of the whole file, each decoded with the text before it as the prompt
+// (condition_on_previous_text, at most 223 tokens), the timestamps in the tokens
+// splitting it into segments, and the next window starting at the last complete
+// segment's end; a window whose decode looks wrong (too repetitive, or too improbable)
+// is decoded again at the next temperature; a window judged silent is skipped.
+//
+//   LongForm long_form(model, tokenizer, tokens);
+//   auto segments = long_form.Run(windows, content_frames, LongFormOptions{});
+//
+// The defaults are faster-whisper's transcribe() defaults. The features come from the
+// caller (`WindowFeatures`): the window of `size` frames at frame `seek`, padded to
+// the encoder's window.
+#ifndef PTEFORGE_CC_WHISPER_LONG_FORM_H_
+#define PTEFORGE_CC_WHISPER_LONG_FORM_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cc/runtime/status.h"
+#include "cc/text/text_tokenizer.h"
+#include "cc/whisper/whisper_model.h"
+#include "cc/whisper/whisper_tokens.h"
+
+namespace pteforge {
+
+struct LongFormOptions {
+  std::string language = "en";      // multilingual models: the <|xx|> token
+  std::string task = "transcribe";  // or translate; multilingual models
+  int beam_size = 5;
+  int best_of = 5;
+  double patience = 1.0;
+  double length_penalty = 1.0;
+  std::vector<double> temperatures = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
+  std::optional<double> compression_ratio_threshold = 2.4;
+  std::optional<double> log_prob_threshold = -1.0;
+  std::optional<double> no_speech_threshold = 0.6;
+  bool condition_on_previous_text = true;
+  double prompt_reset_on_temperature = 0.5;
+  std::string initial_prompt;      // text before the first window, as if said before
+  bool without_timestamps = false;
+  double max_initial_timestamp = 1.0;  // s
+  bool suppress_blank = true;          // no blank or <|endoftext|> as the first token
+  uint64_t seed = 0;                   // the sampling of temperatures above 0
+};
+
+struct Segment {
+  int id = 0;          // from 1
+  int64_t seek = 0;    // the window's first frame
+  double start = 0;    // s
+  double end = 0;
+  std::string text;
+  std::vector<int64_t> tokens;  // timestamps included
+  double temperature = 0;
+  double avg_logprob = 0;
+  double compression_ratio = 0;
+  double no_speech_prob = 0;
+};
+
+// The features of one window: frames [seek, seek + size) of the file's log-mel,
+// zero-padded to the encoder's window ([n_mels, frames] row-major).
+using WindowFeatures = std::function<std::vector<float>(int64_t seek, int64_t size)>;
+
+// len(text) / len(zlib.compress(text)), faster-whisper's repetition measure; nullptr
+// where no zlib is linked (compression_ratio_threshold then cannot be used).
+using CompressionRatio = double (*)(const std::string& text);
+
+class LongForm {
+ public:
+  // All three must outlive this object.
+  LongForm(WhisperModel& model, const TextTokenizer& tokenizer, const WhisperTokens& tokens)
+      : model_(model), tokenizer_(tokenizer), tokens_(tokens) {}
+
+  void set_compression_ratio(CompressionRatio ratio) { compression_ratio_ = ratio; }
+
+  // Transcribes `content_frames` frames (100 a second); `on_segment`, when given, gets
+  // each segment as soon as it is final.
+  StatusOr<std::vector<Segment>> Run(const WindowFeatures& windows, int64_t content_frames,
+                                     const LongFormOptions& options,
+                                     const std::function<void(const Segment&)>& on_segment = nullptr);
+
+ private:
+  struct Decoded;
+  StatusOr<std::vector<int64_t>> StartSequence(const LongFormOptions& options) const;
+  StatusOr<Decoded> DecodeWithFallback(const std::vector<float>& features, const std::vector<int64_t>& prompt,
+                                       const LongFormOptions& options);
+  StatusOr<std::string> Text(const std::vector<int64_t>& tokens) const;
+
+  WhisperModel& model_;
+  const TextTokenizer& tokenizer_;
+  const WhisperTokens& tokens_;
+  CompressionRatio compression_ratio_ = nullptr;
+};
+
+}  // namespace pteforge
+
+#endif  // PTEFORGE_CC_WHISPER_LONG_FORM_H_

@@ -1,0 +1,130 @@
+#include "cc/whisper/transcript_format.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+namespace pteforge {
+namespace {
+
+std::string Strip(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\n\r\f\v");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\n\r\f\v") - first + 1);
+}
+
+// A subtitle's text: stripped, and "-->" (the cue separator) written "->", as
+// openai-whisper writes it.
+std::string CueText(const std::string& text) {
+  std::string cue = Strip(text);
+  for (size_t at = cue.find("-->"); at != std::string::npos; at = cue.find("-->", at)) cue.replace(at, 3, "->");
+  return cue;
+}
+
+std::string JsonString(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+          out += escaped;
+        } else {
+          out += static_cast<char>(c);  // UTF-8 passes through
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string Number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", value);
+  return text;
+}
+
+std::string Seconds(double value) {  // times as faster-whisper rounds nothing: 2 decimals are exact
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f", value);
+  return text;
+}
+
+std::string Json(const std::vector<Segment>& segments) {
+  std::string out = "{\"segments\": [";
+  std::string text;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const Segment& s = segments[i];
+    text += s.text;
+    out += i == 0 ? "\n  " : ",\n  ";
+    out += "{\"id\": " + std::to_string(s.id) + ", \"seek\": " + std::to_string(s.seek) + ", \"start\": " +
+           Seconds(s.start) + ", \"end\": " + Seconds(s.end) + ", \"text\": " + JsonString(s.text) + ", \"tokens\": [";
+    for (size_t t = 0; t < s.tokens.size(); ++t) out += (t ? ", " : "") + std::to_string(s.tokens[t]);
+    out += "], \"temperature\": " + Number(s.temperature) + ", \"avg_logprob\": " + Number(s.avg_logprob) +
+           ", \"compression_ratio\": " + Number(s.compression_ratio) + ", \"no_speech_prob\": " +
+           Number(s.no_speech_prob) + "}";
+  }
+  out += segments.empty() ? "]" : "\n]";
+  return out + ", \"text\": " + JsonString(text) + "}\n";
+}
+
+}  // namespace
+
+StatusOr<TranscriptFormat> ParseTranscriptFormat(const std::string& name) {
+  if (name == "text") return TranscriptFormat::kText;
+  if (name == "srt") return TranscriptFormat::kSrt;
+  if (name == "vtt") return TranscriptFormat::kVtt;
+  if (name == "json") return TranscriptFormat::kJson;
+  return Failure(Error::InvalidArgument, "format '%s': expected text, srt, vtt or json", name.c_str());
+}
+
+std::string FormatTimestamp(double seconds, bool always_include_hours, char decimal_marker) {
+  int64_t milliseconds = static_cast<int64_t>(std::llround(seconds * 1000.0));
+  const int64_t hours = milliseconds / 3600000;
+  milliseconds -= hours * 3600000;
+  const int64_t minutes = milliseconds / 60000;
+  milliseconds -= minutes * 60000;
+  const int64_t whole_seconds = milliseconds / 1000;
+  milliseconds -= whole_seconds * 1000;
+  char text[48];
+  if (always_include_hours || hours > 0) {
+    std::snprintf(text, sizeof(text), "%02" PRId64 ":%02" PRId64 ":%02" PRId64 "%c%03" PRId64, hours, minutes,
+                  whole_seconds, decimal_marker, milliseconds);
+  } else {
+    std::snprintf(text, sizeof(text), "%02" PRId64 ":%02" PRId64 "%c%03" PRId64, minutes, whole_seconds,
+                  decimal_marker, milliseconds);
+  }
+  return text;
+}
+
+std::string FormatTranscript(const std::vector<Segment>& segments, TranscriptFormat format) {
+  std::string out;
+  switch (format) {
+    case TranscriptFormat::kText:
+      for (const Segment& s : segments) out += Strip(s.text) + "\n";
+      return out;
+    case TranscriptFormat::kSrt:
+      for (size_t i = 0; i < segments.size(); ++i) {
+        out += std::to_string(i + 1) + "\n" + FormatTimestamp(segments[i].start, true, ',') + " --> " +
+               FormatTimestamp(segments[i].end, true, ',') + "\n" + CueText(segments[i].text) + "\n\n";
+      }
+      return out;
+    case TranscriptFormat::kVtt:
+      out = "WEBVTT\n\n";
+      for (const Segment& s : segments) {
+        out += FormatTimestamp(s.start, false, '.') + " --> " + FormatTimestamp(s.end, false, '.') + "\n" +
+               CueText(s.text) + "\n\n";
+      }
+      return out;
+    case TranscriptFormat::kJson:
+      return Json(segments);
+  }
+  return out;
+}
+
+}  // namespace pteforge
