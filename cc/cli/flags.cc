@@ -77,6 +77,17 @@ StatusOr<int64_t> Flags::GetInt(const std::string& name, int64_t min, int64_t ma
   return static_cast<int64_t>(value);
 }
 
+StatusOr<double> Flags::GetDouble(const std::string& name, double min, double max) const {
+  const std::string& text = Get(name);
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(value >= min && value <= max)) {
+    return Failure(Error::InvalidArgument, "--%s=%s: expected a number from %g to %g", name.c_str(), text.c_str(), min,
+                   max);
+  }
+  return value;
+}
+
 std::string Flags::Help() const {
   std::string text;
   for (const auto& [name, flag] : flags_) {

@@ -33,6 +33,7 @@ class Flags {
   const std::vector<std::string>& GetAll(const std::string& name) const;
   // The flag as a positive integer within [min, max].
   StatusOr<int64_t> GetInt(const std::string& name, int64_t min, int64_t max) const;
+  StatusOr<double> GetDouble(const std::string& name, double min, double max) const;
   const std::vector<std::string>& positional() const { return positional_; }
   // One line per flag with its help text.
   std::string Help() const;

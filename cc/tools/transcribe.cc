@@ -3,16 +3,25 @@
 // the generation settings, the log-mel features are computed here (cc/whisper).
 //
 //   transcribe --model=whisper.pte speech.wav [more.wav ...]    one line of text per file
+//   transcribe --model=whisper.pte --format=srt speech.wav > speech.srt
 //
-// Input: 16-bit PCM mono WAV at 16 kHz (cc/vad/wav.h). Audio longer than the encoder's
-// window (30 s for Whisper's models) is transcribed in consecutive windows and the
-// texts joined. Flags: --model (required), --language (default en), --task (transcribe
-// or translate), --beams, --max_length, --threads, --print_ids (each window's ids after
-// the prompt), --stats (one JSON line per file on stderr), --quiet, --verbose.
+// Input: 16-bit PCM mono WAV at 16 kHz (cc/vad/wav.h). Two decodings:
+// - --decoding=long_form (the default): faster-whisper's transcribe() with its defaults
+//   (cc/whisper/long_form.h): timestamps and segments, each 30-s window starting where
+//   the last segment ended, the previous text as the prompt, 5 beams, temperature
+//   fallback, silent windows skipped. --format text (one line per file), srt, vtt or
+//   json (one file at a time).
+// - --decoding=windows: transformers' generate() on each 30-s window with the model's
+//   generation settings, no timestamps; --print_ids shows each window's ids.
+// Flags: --model (required), --language (default en), --task (transcribe or translate),
+// --beams, --threads, --stats (one JSON line per file on stderr), --quiet, --verbose,
+// and each decoding's own (--help lists them).
 // A file that cannot be read gets a message on stderr and an empty line; the exit status
 // is then 1. A program that is not a Whisper program: 1. Bad flags: 2.
 #include <chrono>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +29,7 @@
 #include "cc/generate/token_ids.h"
 #include "cc/vad/wav.h"
 #include "cc/whisper/transcriber.h"
+#include "cc/whisper/transcript_format.h"
 
 namespace pteforge {
 namespace {
@@ -38,26 +48,118 @@ StatusOr<std::vector<float>> ReadSamples(const std::string& path, int64_t rate) 
   return samples;
 }
 
+// A threshold flag: a number, or "none" (the check is off).
+StatusOr<std::optional<double>> Threshold(const Flags& flags, const std::string& name) {
+  if (flags.Get(name) == "none") return std::optional<double>();
+  auto value = flags.GetDouble(name, -1e9, 1e9);
+  if (!value.ok()) return Failure(Error::InvalidArgument, "%s, or none", value.status().message().c_str());
+  return std::optional<double>(value.value());
+}
+
+StatusOr<std::vector<double>> Temperatures(const std::string& text) {
+  std::vector<double> values;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    char* end = nullptr;
+    const double value = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(value >= 0 && value <= 10)) {
+      return Failure(Error::InvalidArgument, "--temperature=%s: expected numbers from 0 to 10, comma-separated",
+                     text.c_str());
+    }
+    values.push_back(value);
+    start = comma + 1;
+  }
+  return values;
+}
+
+// faster-whisper's options from the flags.
+StatusOr<LongFormOptions> LongFormFlags(const Flags& flags) {
+  LongFormOptions options;
+  options.language = flags.Get("language");
+  options.task = flags.Get("task");
+  auto beams = flags.GetInt("beams", 0, 64);
+  auto best_of = flags.GetInt("best_of", 1, 64);
+  auto patience = flags.GetDouble("patience", 0.01, 64);
+  auto seed = flags.GetInt("seed", 0, std::numeric_limits<int64_t>::max());
+  auto temperatures = Temperatures(flags.Get("temperature"));
+  auto compression = Threshold(flags, "compression_ratio_threshold");
+  auto log_prob = Threshold(flags, "log_prob_threshold");
+  auto no_speech = Threshold(flags, "no_speech_threshold");
+  for (const Status& status : {beams.status(), best_of.status(), patience.status(), seed.status(),
+                               temperatures.status(), compression.status(), log_prob.status(), no_speech.status()}) {
+    if (!status.ok()) return status;
+  }
+  if (flags.Get("condition_on_previous_text") != "true" && flags.Get("condition_on_previous_text") != "false") {
+    return Failure(Error::InvalidArgument, "--condition_on_previous_text=%s: expected true or false",
+                   flags.Get("condition_on_previous_text").c_str());
+  }
+  options.beam_size = beams.value() > 0 ? static_cast<int>(beams.value()) : 5;
+  options.best_of = static_cast<int>(best_of.value());
+  options.patience = patience.value();
+  options.seed = static_cast<uint64_t>(seed.value());
+  options.temperatures = temperatures.value();
+  options.compression_ratio_threshold = compression.value();
+  options.log_prob_threshold = log_prob.value();
+  options.no_speech_threshold = no_speech.value();
+  options.condition_on_previous_text = flags.Get("condition_on_previous_text") == "true";
+  options.initial_prompt = flags.Get("initial_prompt");
+  options.without_timestamps = flags.IsSet("without_timestamps");
+  return options;
+}
+
 int Main(int argc, char** argv) {
   RuntimeTool tool("transcribe", "--model=whisper.pte [flags] speech.wav ...");
   Flags& flags = tool.flags();
   flags.Define("model", "the Whisper .pte (pteforge-export --hf_seq2seq)");
+  flags.Define("decoding", "long_form (faster-whisper's transcribe()) or windows (transformers' generate() "
+               "on each 30-s window)", "long_form");
   flags.Define("language", "the spoken language's token, <|xx|> (multilingual models)", "en");
   flags.Define("task", "transcribe, or translate (into English)", "transcribe");
-  flags.Define("beams", "beam search width; 1 = greedy (default: the model's setting)", "0");
-  flags.Define("max_length", "most decoder tokens per window, prompt included (default: the model's)", "0");
-  flags.DefineSwitch("print_ids", "print each window's generated token ids too");
+  flags.Define("beams", "beam search width; 1 = greedy (default: 5 for long_form, the model's for windows)", "0");
+  flags.Define("format", "long_form: text (one line per file), srt, vtt or json (one file)", "text");
+  flags.Define("best_of", "long_form: hypotheses sampled at a temperature above 0", "5");
+  flags.Define("patience", "long_form: beam search ends after beams x patience hypotheses", "1");
+  flags.Define("temperature", "long_form: the fallback temperatures, comma-separated", "0,0.2,0.4,0.6,0.8,1");
+  flags.Define("compression_ratio_threshold", "long_form: decode again above this gzip ratio (none: never)", "2.4");
+  flags.Define("log_prob_threshold", "long_form: decode again below this mean log-probability (none)", "-1");
+  flags.Define("no_speech_threshold", "long_form: a window this likely silent and improbable is skipped (none)",
+               "0.6");
+  flags.Define("condition_on_previous_text", "long_form: the previous text as the next window's prompt", "true");
+  flags.Define("initial_prompt", "long_form: text as if said before the audio");
+  flags.DefineSwitch("without_timestamps", "long_form: no timestamps (one segment per window)");
+  flags.Define("seed", "long_form: the sampling's seed", "0");
+  flags.Define("max_length", "windows: most decoder tokens per window, prompt included (default: the model's)", "0");
+  flags.DefineSwitch("print_ids", "windows: print each window's generated token ids too");
   flags.DefineSwitch("stats", "print timings per file as JSON on stderr");
   flags.DefineSwitch("quiet", "no banner (the model, language, task and beams) on stderr");
   if (auto exit_status = tool.Start(argc, argv)) return *exit_status;
+  const std::string decoding = flags.Get("decoding");
+  if (decoding != "long_form" && decoding != "windows") {
+    return tool.Fail("--decoding=" + decoding + ": expected long_form or windows", kUsageError);
+  }
+  const bool long_form = decoding == "long_form";
   auto beams = flags.GetInt("beams", 0, 64);
   if (!beams.ok()) return tool.Fail(beams.status(), kUsageError);
   auto max_length = flags.GetInt("max_length", 0, 1 << 20);
   if (!max_length.ok()) return tool.Fail(max_length.status(), kUsageError);
+  auto format = ParseTranscriptFormat(flags.Get("format"));
+  if (!format.ok()) return tool.Fail(format.status(), kUsageError);
+  StatusOr<LongFormOptions> long_form_options = LongFormOptions{};
+  if (long_form) {
+    long_form_options = LongFormFlags(flags);
+    if (!long_form_options.ok()) return tool.Fail(long_form_options.status(), kUsageError);
+  } else if (format.value() != TranscriptFormat::kText) {
+    return tool.Fail("--format=" + flags.Get("format") + " needs --decoding=long_form (timestamps)", kUsageError);
+  }
   if (!flags.IsSet("model")) {
     return tool.Fail("--model is required (a Whisper program: pteforge-export --hf_seq2seq)", kUsageError);
   }
   if (flags.positional().empty()) return tool.Fail("give one or more WAV files", kUsageError);
+  if (format.value() != TranscriptFormat::kText && flags.positional().size() > 1) {
+    return tool.Fail("--format=" + flags.Get("format") + " writes one document: give one WAV file", kUsageError);
+  }
   auto transcriber = Transcriber::Open(flags.Get("model"));
   if (!transcriber.ok()) return tool.Fail(transcriber.status());
   TranscribeOptions options;
@@ -67,8 +169,10 @@ int Main(int argc, char** argv) {
   options.max_length = max_length.value();
   if (!flags.IsSet("quiet")) {
     const auto& info = transcriber.value()->info();
-    tool.Tell(info.model_type + ", " + options.language + ", " + options.task + ", " +
-              std::to_string(options.beams > 0 ? options.beams : info.defaults.beams) + " beam(s)");
+    const int shown_beams = long_form ? long_form_options->beam_size
+                                      : (options.beams > 0 ? options.beams : info.defaults.beams);
+    tool.Tell(info.model_type + ", " + decoding + ", " + options.language + ", " + options.task + ", " +
+              std::to_string(shown_beams) + " beam(s)");
   }
   int failures = 0;
   for (const std::string& path : flags.positional()) {
@@ -80,20 +184,37 @@ int Main(int argc, char** argv) {
       continue;
     }
     auto start = std::chrono::steady_clock::now();
-    auto result = transcriber.value()->Transcribe(samples.value(), options);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (!result.ok()) {
+    std::string output;
+    size_t units = 0;  // windows, or segments
+    if (long_form) {
+      auto segments = transcriber.value()->TranscribeLongForm(samples.value(), long_form_options.value());
+      if (!segments.ok()) return tool.Fail(path + ": " + segments.status().message());
+      units = segments->size();
+      if (format.value() == TranscriptFormat::kText) {
+        std::string text;
+        for (const Segment& segment : segments.value()) text += segment.text;
+        const size_t first = text.find_first_not_of(' ');
+        output = (first == std::string::npos ? "" : text.substr(first)) + "\n";
+      } else {
+        output = FormatTranscript(segments.value(), format.value());
+      }
+    } else {
+      auto result = transcriber.value()->Transcribe(samples.value(), options);
       // Bad options or a failing program: the same for every file.
-      return tool.Fail(path + ": " + result.status().message());
+      if (!result.ok()) return tool.Fail(path + ": " + result.status().message());
+      units = result->ids.size();
+      output = result->text + "\n";
+      if (flags.IsSet("print_ids")) {
+        for (const auto& ids : result->ids) output += "  ids: " + FormatTokenIds(ids) + "\n";
+      }
     }
-    std::printf("%s\n", result->text.c_str());
-    if (flags.IsSet("print_ids")) {
-      for (const auto& ids : result->ids) std::printf("  ids: %s\n", FormatTokenIds(ids).c_str());
-    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::fputs(output.c_str(), stdout);
     std::fflush(stdout);
     if (flags.IsSet("stats")) {
-      std::fprintf(stderr, "{\"file\": \"%s\", \"seconds\": %.3f, \"windows\": %zu, \"ms\": %.3f}\n", path.c_str(),
-                   samples->size() / static_cast<double>(transcriber.value()->sampling_rate()), result->ids.size(), ms);
+      std::fprintf(stderr, "{\"file\": \"%s\", \"seconds\": %.3f, \"%s\": %zu, \"ms\": %.3f}\n", path.c_str(),
+                   samples->size() / static_cast<double>(transcriber.value()->sampling_rate()),
+                   long_form ? "segments" : "windows", units, ms);
     }
   }
   return failures > 0 ? 1 : 0;

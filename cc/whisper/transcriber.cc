@@ -20,6 +20,10 @@ StatusOr<std::unique_ptr<Transcriber>> Transcriber::Open(const std::string& path
   if (!tokenizer.ok()) return tokenizer.status();
   transcriber->tokenizer_ = std::move(tokenizer.value());
   transcriber->log_mel_ = std::make_unique<LogMel>(transcriber->model_->log_mel_options());
+  // Only long-form transcription needs the special tokens: a program without them still
+  // transcribes window by window.
+  transcriber->tokens_ =
+      WhisperTokens::Read(*transcriber->tokenizer_, transcriber->model_->info().vocab_size, what);
   return transcriber;
 }
 
@@ -79,6 +83,18 @@ StatusOr<Transcription> Transcriber::Transcribe(const std::vector<float>& sample
     }
   }
   return result;
+}
+
+StatusOr<std::vector<Segment>> Transcriber::TranscribeLongForm(const std::vector<float>& samples,
+                                                               const LongFormOptions& options,
+                                                               const std::function<void(const Segment&)>& on_segment) {
+  if (!tokens_.ok()) return tokens_.status();
+  const Spectrogram all = log_mel_->ComputeAll(samples.data(), samples.size());
+  LongForm long_form(*model_, *tokenizer_, tokens_.value());
+  // faster-whisper's content frames: the last of ComputeAll's frames is the padding's.
+  const int64_t content_frames = std::max<int64_t>(0, all.frames - 1);
+  return long_form.Run([&](int64_t seek, int64_t size) { return log_mel_->Window(all, seek, size); }, content_frames,
+                       options, on_segment);
 }
 
 }  // namespace pteforge

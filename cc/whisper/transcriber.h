@@ -4,10 +4,15 @@
 // the generation settings; the features are computed here (log_mel.h).
 //
 //   auto transcriber = Transcriber::Open("whisper.pte");
-//   auto result = transcriber.value()->Transcribe(samples, {});   // 16 kHz, in [-1, 1]
+//   auto segments = transcriber.value()->TranscribeLongForm(samples, {});  // 16 kHz, in [-1, 1]
+//   auto result = transcriber.value()->Transcribe(samples, {});
 //
-// The audio is cut into consecutive windows of the encoder's length (30 s for Whisper's
-// models), each transcribed on its own and the texts joined. The decoder prompt is
+// Two ways to decode. TranscribeLongForm is faster-whisper's transcribe()
+// (long_form.h): timestamps, segments, windows that start where the last segment
+// ended, the previous text as the prompt, temperature fallback, on faster-whisper's
+// features (LogMel::ComputeAll). Transcribe is transformers' generate() on each window:
+// the audio is cut into consecutive windows of the encoder's length (30 s for Whisper's
+// models), each transcribed on its own and the texts joined. Its decoder prompt is
 // Whisper's: <|startoftranscript|>, the language token, the task token and
 // <|notimestamps|> (the two first only when the tokenizer has them: English-only models
 // have none), then generate()'s greedy or beam search with the model's settings
@@ -16,6 +21,7 @@
 #ifndef PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
 #define PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,7 +30,9 @@
 #include "cc/seq2seq/seq2seq_program.h"
 #include "cc/text/hf_text_tokenizer.h"
 #include "cc/whisper/log_mel.h"
+#include "cc/whisper/long_form.h"
 #include "cc/whisper/whisper_model.h"
+#include "cc/whisper/whisper_tokens.h"
 
 namespace pteforge {
 
@@ -49,6 +57,11 @@ class Transcriber {
   // Transcribes 16 kHz samples; an empty input gives an empty text.
   StatusOr<Transcription> Transcribe(const std::vector<float>& samples, const TranscribeOptions& options);
 
+  // Transcribes 16 kHz samples as faster-whisper does; `on_segment`, when given, gets
+  // each segment as soon as it is final. An empty input gives no segment.
+  StatusOr<std::vector<Segment>> TranscribeLongForm(const std::vector<float>& samples, const LongFormOptions& options,
+                                                    const std::function<void(const Segment&)>& on_segment = nullptr);
+
   const Seq2SeqProgramInfo& info() const { return model_->info(); }
   int64_t window_samples() const { return log_mel_->options().window_samples; }
   int64_t sampling_rate() const { return log_mel_->options().sampling_rate; }
@@ -60,6 +73,7 @@ class Transcriber {
   std::unique_ptr<WhisperModel> model_;
   std::unique_ptr<HfTextTokenizer> tokenizer_;
   std::unique_ptr<LogMel> log_mel_;
+  StatusOr<WhisperTokens> tokens_ = Failure(Error::InvalidProgram, "not read");
 };
 
 }  // namespace pteforge
