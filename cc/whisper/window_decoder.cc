@@ -52,15 +52,18 @@ class Decode {
          const WindowDecodeOptions& options, const Plan& plan)
       : model_(model), tokens_(tokens), prompt_(prompt), options_(options), plan_(plan) {}
 
-  // Encodes `rows` rows and feeds them the prompt up to its last token.
+  // Encodes `rows` rows and feeds them the prompt up to its last token: the first row
+  // alone (a step costs less the fewer rows it advances; the previous text can be 223
+  // tokens), then copied to the others.
   Status Start(int rows) {
     rows_ = rows;
     PTEFORGE_RETURN_IF_ERROR(model_.Encode(std::vector<std::vector<int64_t>>(1), rows));
     for (int64_t i = 0; i < plan_.start_step; ++i) {
-      auto scores = model_.Step(std::vector<int64_t>(rows, prompt_[i]), i + 1);
+      auto scores = model_.Step({prompt_[i]}, i + 1);
       if (!scores.ok()) return scores.status();
       if (i == plan_.sot_index) NoteNoSpeech(scores->values.data());
     }
+    if (plan_.start_step > 0 && rows > 1) return model_.Reorder(std::vector<int64_t>(rows, 0));
     return Status();
   }
 
