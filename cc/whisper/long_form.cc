@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cc/whisper/compression_ratio.h"
 #include "cc/whisper/window_decoder.h"
 
 namespace pteforge {
@@ -125,7 +126,7 @@ StatusOr<LongForm::Decoded> LongForm::DecodeWithFallback(const std::vector<float
     Decoded decoded{std::move(result.value()), decode.temperature, 0.0};
     auto text = Text(decoded.result.tokens);
     if (!text.ok()) return text.status();
-    if (compression_ratio_ != nullptr) decoded.compression_ratio = compression_ratio_(Strip(text.value()));
+    decoded.compression_ratio = CompressionRatio(Strip(text.value()));
     bool fallback = false;
     if (options.compression_ratio_threshold) {
       if (decoded.compression_ratio > *options.compression_ratio_threshold) {
@@ -154,10 +155,6 @@ StatusOr<std::vector<Segment>> LongForm::Run(const WindowFeatures& windows, int6
                                              const LongFormOptions& options,
                                              const std::function<void(const Segment&)>& on_segment) {
   if (options.temperatures.empty()) return Failure(Error::InvalidArgument, "no temperature to decode at");
-  if (options.compression_ratio_threshold && compression_ratio_ == nullptr) {
-    return Failure(Error::NotSupported,
-                   "compression_ratio_threshold needs zlib, which this build has not linked; pass no threshold");
-  }
   auto start_sequence = StartSequence(options);
   if (!start_sequence.ok()) return start_sequence.status();
   const int64_t window_frames = model_.log_mel_options().window_samples / model_.log_mel_options().hop_length;

@@ -65,17 +65,11 @@ struct Segment {
 // zero-padded to the encoder's window ([n_mels, frames] row-major).
 using WindowFeatures = std::function<std::vector<float>(int64_t seek, int64_t size)>;
 
-// len(text) / len(zlib.compress(text)), faster-whisper's repetition measure; nullptr
-// where no zlib is linked (compression_ratio_threshold then cannot be used).
-using CompressionRatio = double (*)(const std::string& text);
-
 class LongForm {
  public:
   // All three must outlive this object.
   LongForm(WhisperModel& model, const TextTokenizer& tokenizer, const WhisperTokens& tokens)
       : model_(model), tokenizer_(tokenizer), tokens_(tokens) {}
-
-  void set_compression_ratio(CompressionRatio ratio) { compression_ratio_ = ratio; }
 
   // Transcribes `content_frames` frames (100 a second); `on_segment`, when given, gets
   // each segment as soon as it is final.
@@ -93,7 +87,6 @@ class LongForm {
   WhisperModel& model_;
   const TextTokenizer& tokenizer_;
   const WhisperTokens& tokens_;
-  CompressionRatio compression_ratio_ = nullptr;
 };
 
 }  // namespace pteforge
