@@ -145,7 +145,8 @@ def main(argv: list[str]) -> int:
     failure = None
     with held_back(), captured_stderr() as captured:
         try:
-            result = transcribe(argv[1], values.ct2_dir, values.compute_type, values.threads, **options)
+            result = transcribe(user_path(argv[1]), user_path(values.ct2_dir), values.compute_type, values.threads,
+                                **options)
         except Exception as error:  # noqa: BLE001 (whatever faster-whisper, PyAV or CTranslate2 raise)
             failure = error
     if failure is not None:  # what the C++ side printed (captured once the block is left) explains it
@@ -155,11 +156,19 @@ def main(argv: list[str]) -> int:
     if not values.out:
         print(text)
         return 0
-    with open(values.out, "w", encoding="utf-8") as file:
+    with open(user_path(values.out), "w", encoding="utf-8") as file:
         file.write(text + "\n")
     print(f"{len(result['segments'])} segments, {result['duration']:.1f} s of audio in {result['wall_s']:.2f} s "
           f"(faster-whisper {result['versions']['faster_whisper']}, {values.compute_type}) -> {values.out}")
     return 0
+
+
+def user_path(path: Optional[str]) -> Optional[str]:
+    """A path as the user gave it: `bazel run` starts the tool in its runfiles, and says
+    where the user was in BUILD_WORKING_DIRECTORY."""
+    if not path:
+        return path
+    return os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), os.path.expanduser(path))
 
 
 def _fail(message: str) -> int:

@@ -25,6 +25,7 @@ Prints the word error rate, the errors and the reference's word count.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 
@@ -104,7 +105,9 @@ def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print("usage: wer REFERENCE HYPOTHESIS", file=sys.stderr)
         return 2
-    errors, words = word_errors(read_hypothesis(argv[2]), read_reference(argv[1]))
+    # `bazel run` starts the command in its runfiles; the user's paths are from where they were.
+    reference, hypothesis = (os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), path) for path in argv[1:])
+    errors, words = word_errors(read_hypothesis(hypothesis), read_reference(reference))
     print(f"WER {errors / words:.2%} ({errors} errors in {words} words)")
     return 0
 
