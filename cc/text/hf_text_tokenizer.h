@@ -22,6 +22,11 @@ class HfTextTokenizer : public TextTokenizer {
   static StatusOr<std::unique_ptr<HfTextTokenizer>> FromProgram(Session& session, const std::string& what);
 
   StatusOr<std::vector<int64_t>> Encode(const std::string& text) const override;
+  // The ids of `text` alone, without the post-processor's special tokens: what Whisper's
+  // prompts take (faster-whisper's tokenizer.encode).
+  StatusOr<std::vector<int64_t>> EncodeWithoutSpecialTokens(const std::string& text) const {
+    return tokenizer_.Encode(text, /*add_special_tokens=*/false);
+  }
   StatusOr<std::string> Decode(const std::vector<int64_t>& ids) const override;
   std::optional<int64_t> TokenToId(const std::string& token) const override { return tokenizer_.TokenToId(token); }
 

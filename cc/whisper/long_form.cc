@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cc/whisper/compression_ratio.h"
+#include "cc/whisper/suppressed_tokens.h"
 #include "cc/whisper/window_decoder.h"
 
 namespace pteforge {
@@ -105,13 +106,14 @@ StatusOr<std::vector<int64_t>> LongForm::StartSequence(const LongFormOptions& op
 // compression threshold (of all when none is), with the last temperature.
 StatusOr<LongForm::Decoded> LongForm::DecodeWithFallback(const std::vector<float>& features,
                                                          const std::vector<int64_t>& prompt,
+                                                         const std::vector<int64_t>& suppressed,
                                                          const LongFormOptions& options) {
   WindowDecodeOptions decode;
   decode.beam_size = options.beam_size;
   decode.best_of = options.best_of;
   decode.patience = options.patience;
   decode.length_penalty = options.length_penalty;
-  decode.suppress_tokens = model_.info().defaults.suppress_tokens;
+  decode.suppress_tokens = suppressed;
   if (options.suppress_blank) decode.suppress_at_begin = model_.info().defaults.begin_suppress_tokens;
   decode.max_initial_timestamp_index = std::lround(options.max_initial_timestamp / 0.02);
   decode.max_length = std::min(kWhisperMaxLength, model_.info().max_target_length);
@@ -157,11 +159,13 @@ StatusOr<std::vector<Segment>> LongForm::Run(const WindowFeatures& windows, int6
   if (options.temperatures.empty()) return Failure(Error::InvalidArgument, "no temperature to decode at");
   auto start_sequence = StartSequence(options);
   if (!start_sequence.ok()) return start_sequence.status();
+  auto suppressed = FasterWhisperSuppressedTokens(tokenizer_, tokens_);
+  if (!suppressed.ok()) return suppressed.status();
   const int64_t window_frames = model_.log_mel_options().window_samples / model_.log_mel_options().hop_length;
   const int64_t max_length = std::min(kWhisperMaxLength, model_.info().max_target_length);
   std::vector<int64_t> all_tokens;
   if (!options.initial_prompt.empty()) {
-    auto initial = tokenizer_.Encode(" " + Strip(options.initial_prompt));
+    auto initial = tokenizer_.EncodeWithoutSpecialTokens(" " + Strip(options.initial_prompt));
     if (!initial.ok()) return initial.status();
     all_tokens = std::move(initial.value());
   }
@@ -183,7 +187,7 @@ StatusOr<std::vector<Segment>> LongForm::Run(const WindowFeatures& windows, int6
     prompt.insert(prompt.end(), start_sequence->begin(), start_sequence->end());
     if (options.without_timestamps) prompt.push_back(tokens_.no_timestamps);
 
-    auto decoded = DecodeWithFallback(windows(seek, segment_size), prompt, options);
+    auto decoded = DecodeWithFallback(windows(seek, segment_size), prompt, suppressed.value(), options);
     if (!decoded.ok()) return decoded.status();
     const WindowResult& result = decoded->result;
     if (options.no_speech_threshold && result.no_speech_prob > *options.no_speech_threshold &&

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "cc/runtime/status.h"
-#include "cc/text/text_tokenizer.h"
+#include "cc/text/hf_text_tokenizer.h"
 #include "cc/whisper/whisper_model.h"
 #include "cc/whisper/whisper_tokens.h"
 
@@ -68,7 +68,7 @@ using WindowFeatures = std::function<std::vector<float>(int64_t seek, int64_t si
 class LongForm {
  public:
   // All three must outlive this object.
-  LongForm(WhisperModel& model, const TextTokenizer& tokenizer, const WhisperTokens& tokens)
+  LongForm(WhisperModel& model, const HfTextTokenizer& tokenizer, const WhisperTokens& tokens)
       : model_(model), tokenizer_(tokenizer), tokens_(tokens) {}
 
   // Transcribes `content_frames` frames (100 a second); `on_segment`, when given, gets
@@ -81,11 +81,11 @@ class LongForm {
   struct Decoded;
   StatusOr<std::vector<int64_t>> StartSequence(const LongFormOptions& options) const;
   StatusOr<Decoded> DecodeWithFallback(const std::vector<float>& features, const std::vector<int64_t>& prompt,
-                                       const LongFormOptions& options);
+                                       const std::vector<int64_t>& suppressed, const LongFormOptions& options);
   StatusOr<std::string> Text(const std::vector<int64_t>& tokens) const;
 
   WhisperModel& model_;
-  const TextTokenizer& tokenizer_;
+  const HfTextTokenizer& tokenizer_;
   const WhisperTokens& tokens_;
 };
 

@@ -26,6 +26,11 @@ StatusOr<WhisperTokens> WhisperTokens::Read(const TextTokenizer& tokenizer, int6
   } else if (const auto old = tokenizer.TokenToId("<|nocaptions|>")) {
     tokens.no_speech = *old;
   }
+  for (const Required& optional : {Required{"<|transcribe|>", &tokens.transcribe},
+                                   Required{"<|translate|>", &tokens.translate},
+                                   Required{"<|startoflm|>", &tokens.sot_lm}}) {
+    if (const auto id = tokenizer.TokenToId(optional.text)) *optional.id = *id;
+  }
   tokens.timestamp_begin = tokens.no_timestamps + 1;
   tokens.timestamp_end = vocab_size - 1;
   if (tokens.timestamp_begin > tokens.timestamp_end) {

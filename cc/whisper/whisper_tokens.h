@@ -22,6 +22,9 @@ struct WhisperTokens {
   int64_t sot_prev = 0;       // <|startofprev|>: the previous text's prompt starts with it
   int64_t no_timestamps = 0;  // <|notimestamps|>
   int64_t no_speech = -1;     // <|nospeech|> or <|nocaptions|>; -1: neither
+  int64_t transcribe = -1;    // <|transcribe|>, <|translate|>, <|startoflm|>: -1 if absent
+  int64_t translate = -1;
+  int64_t sot_lm = -1;
   int64_t timestamp_begin = 0;  // <|0.00|>
   int64_t timestamp_end = 0;    // the last timestamp: the vocabulary's last id
   int64_t vocab_size = 0;
