@@ -150,6 +150,10 @@ int Main(int argc, char** argv) {
   if (long_form) {
     long_form_options = LongFormFlags(flags);
     if (!long_form_options.ok()) return tool.Fail(long_form_options.status(), kUsageError);
+    if (flags.IsSet("print_ids")) {
+      return tool.Fail("--print_ids needs --decoding=windows (long_form: --format=json has each segment's tokens)",
+                       kUsageError);
+    }
   } else if (format.value() != TranscriptFormat::kText) {
     return tool.Fail("--format=" + flags.Get("format") + " needs --decoding=long_form (timestamps)", kUsageError);
   }

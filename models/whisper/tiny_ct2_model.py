@@ -83,3 +83,29 @@ def write_tiny_ct2_model(out_dir: str, quantization: str = "float32", seed: int 
     if not os.path.exists(os.path.join(out_dir, "tokenizer.json")):
         shutil.copy(os.path.join(source, "tokenizer.json"), out_dir)
     return model, spec
+
+
+def main(argv: list[str]) -> int:
+    """tiny_ct2_model.py OUT_DIR: the 30-s-window model's CTranslate2 directory in OUT_DIR
+    (the long-form test's, //models/whisper:tiny_long_ct2), nothing else written there."""
+    import sys
+    import tempfile
+
+    from pteforge.support.quiet import captured_stderr, quiet_dependencies
+
+    if len(argv) != 1:
+        sys.exit("usage: tiny_ct2_model.py OUT_DIR")
+    quiet_dependencies()
+    with tempfile.TemporaryDirectory() as work, captured_stderr():  # the converter's progress bars
+        folder = os.path.join(work, "ct2")
+        write_tiny_ct2_model(folder, full_window=True)
+        os.makedirs(argv[0], exist_ok=True)
+        for name in sorted(os.listdir(folder)):
+            shutil.copy(os.path.join(folder, name), argv[0])
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -51,7 +51,8 @@ def prompt_file(tmp_path) -> str:
 
 @pytest.mark.parametrize("beams", [1, 4])
 def test_device_ids_equal_x86_64(beams, prompt_file):
-    host = _ids(_run(TRANSCRIBE, "--quiet", "--print_ids", f"--beams={beams}", f"--model={PROGRAM}", SPEECH))
+    host = _ids(_run(TRANSCRIBE, "--quiet", "--decoding=windows", "--print_ids", f"--beams={beams}",
+                     f"--model={PROGRAM}", SPEECH))
     output = _run(IMAGE, f"--input={SPEECH}", f"--prompt={prompt_file}", f"--beams={beams}")
     print(output)
     device = _ids(output)

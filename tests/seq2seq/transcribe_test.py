@@ -33,7 +33,9 @@ def _pte(backend: str) -> str:
 
 
 def _transcribe(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([TRANSCRIBE, "--quiet", *args], capture_output=True, text=True, timeout=600, check=False)
+    # Window by window with transformers' generate(): what the ids are compared with.
+    return subprocess.run([TRANSCRIBE, "--quiet", "--decoding=windows", *args], capture_output=True, text=True,
+                          timeout=600, check=False)
 
 
 def _samples(path: str) -> np.ndarray:

@@ -1,0 +1,105 @@
+"""transcribe's long-form decoding (cc/whisper/long_form.h) against faster-whisper itself,
+on one tiny random Whisper of 30-s windows exported by pteforge (//models/whisper:tiny_long_pte)
+and converted by CTranslate2 (:tiny_long_ct2), on the 103.5 s recording: the same segments
+(tokens with their timestamps, start and end, the window each came from), mean
+log-probabilities and no-speech probabilities, greedy and with 5 beams. Random weights
+make the words meaningless, but the tokens still go through every rule that shapes them:
+timestamps in pairs, segments split by them, each window starting at the last complete
+segment's end, the previous text as the prompt, the suppressed tokens, the log-softmax
+after them (the scores), the no-speech check. One temperature: above 0 faster-whisper
+samples with CTranslate2's random stream, which nothing reproduces."""
+
+import json
+import os
+import subprocess
+import wave
+
+import pytest
+from runfiles import runfiles
+
+from models.whisper import faster_whisper_reference
+from models.whisper.testdata import speech_files
+from pteforge.support import testing
+
+_RUNFILES = runfiles.Create()
+TRANSCRIBE = _RUNFILES.Rlocation("pteforge/cc/tools/transcribe")
+PROGRAM = _RUNFILES.Rlocation("pteforge/models/whisper/tiny_long.pte")
+CT2_DIR = os.path.dirname(_RUNFILES.Rlocation("pteforge/models/whisper/tiny_long_ct2/model.bin"))
+
+
+def _transcribe(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([TRANSCRIBE, "--quiet", "--threads=1", f"--model={PROGRAM}", *args], capture_output=True,
+                          text=True, timeout=600, check=False)
+
+
+@pytest.fixture(scope="module", params=[1, 5], ids=["greedy", "5_beams"])
+def both(request):
+    """(faster-whisper's result, pteforge's JSON) for one beam size, faster-whisper's
+    other defaults (thresholds, previous text, timestamps), temperature 0 alone."""
+    beams, audio = request.param, speech_files.long_recording()
+    reference = faster_whisper_reference.transcribe(audio, ct2_dir=CT2_DIR, threads=1, beam_size=beams,
+                                                    language="en", temperature=[0.0])
+    ours = _transcribe(f"--beams={beams}", "--temperature=0", "--format=json", audio)
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stderr == ""
+    return reference, json.loads(ours.stdout)
+
+
+def test_segments_equal_faster_whispers(both):
+    reference, ours = both
+    theirs = reference["segments"]
+    assert len({segment["seek"] for segment in theirs}) >= 3  # several windows, seeking by timestamps
+    assert [s["tokens"] for s in ours["segments"]] == [s["tokens"] for s in theirs]
+    for mine, their in zip(ours["segments"], theirs):
+        assert mine["seek"] == their["seek"]
+        assert mine["start"] == pytest.approx(their["start"], abs=0.005)
+        assert mine["end"] == pytest.approx(their["end"], abs=0.005)
+        assert mine["text"] == their["text"]
+        assert mine["temperature"] == their["temperature"] == 0
+        # Scores from two engines' float32 arithmetic (XNNPACK's against CTranslate2's).
+        assert mine["avg_logprob"] == pytest.approx(their["avg_logprob"], abs=1e-4)
+        assert mine["no_speech_prob"] == pytest.approx(their["no_speech_prob"], abs=1e-4)
+        assert mine["compression_ratio"] == pytest.approx(their["compression_ratio"], rel=1e-12)
+    assert ours["text"] == reference["text"]
+
+
+def test_subtitles_carry_the_segments(both):
+    _, ours = both
+    audio = speech_files.long_recording()
+    srt = _transcribe("--beams=1", "--temperature=0", "--format=srt", audio)
+    vtt = _transcribe("--beams=1", "--temperature=0", "--format=vtt", audio)
+    assert srt.returncode == vtt.returncode == 0, srt.stderr + vtt.stderr
+    cues = srt.stdout.strip().split("\n\n")
+    assert vtt.stdout.startswith("WEBVTT\n\n") and vtt.stdout.count(" --> ") == len(cues)
+    assert cues[0].split("\n")[0] == "1" and " --> " in cues[0].split("\n")[1]
+
+
+def test_silence_and_empty_audio_give_no_crash(tmp_path):
+    for name, seconds in [("silence.wav", 3.0), ("empty.wav", 0.0)]:
+        path = tmp_path / name
+        with wave.open(str(path), "wb") as f:
+            f.setnchannels(1), f.setsampwidth(2), f.setframerate(16000)
+            f.writeframes(b"\0\0" * int(seconds * 16000))
+        result = _transcribe("--format=json", str(path))
+        assert result.returncode == 0, result.stderr
+        segments = json.loads(result.stdout)["segments"]
+        if seconds == 0:
+            assert segments == []
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--format=docx"], "format 'docx': expected text, srt, vtt or json"),
+    (["--temperature=0,hot"], "--temperature=0,hot: expected numbers"),
+    (["--no_speech_threshold=high"], "--no_speech_threshold=high: expected a number"),
+    (["--print_ids"], "--print_ids needs --decoding=windows"),
+    (["--decoding=streaming"], "--decoding=streaming: expected long_form or windows"),
+])
+def test_bad_flags_are_refused_by_name(flags, message):
+    result = _transcribe(*flags, speech_files.long_recording())
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert result.stdout == ""
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
