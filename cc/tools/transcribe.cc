@@ -21,12 +21,14 @@
 #include <chrono>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cc/cli/runtime_tool.h"
 #include "cc/generate/token_ids.h"
+#include "cc/vad/vad_model.h"
 #include "cc/vad/wav.h"
 #include "cc/whisper/transcriber.h"
 #include "cc/whisper/transcript_format.h"
@@ -109,6 +111,27 @@ StatusOr<LongFormOptions> LongFormFlags(const Flags& flags) {
   return options;
 }
 
+// faster-whisper's VadOptions from the --vad_* flags.
+StatusOr<SegmentOptions> VadFlags(const Flags& flags) {
+  SegmentOptions options = FasterWhisperVadOptions();
+  auto threshold = flags.GetDouble("vad_threshold", 0, 1);
+  auto min_silence = flags.GetDouble("vad_min_silence_ms", 0, 1e9);
+  auto pad = flags.GetDouble("vad_speech_pad_ms", 0, 1e9);
+  auto max_speech = flags.GetDouble("vad_max_speech_s", 0, std::numeric_limits<double>::infinity());
+  auto min_speech = flags.GetDouble("vad_min_speech_ms", 0, 1e9);
+  for (const Status& status : {threshold.status(), min_silence.status(), pad.status(), max_speech.status(),
+                               min_speech.status()}) {
+    if (!status.ok()) return status;
+  }
+  options.threshold = threshold.value();
+  options.min_silence_duration_ms = min_silence.value();
+  options.speech_pad_ms = pad.value();
+  options.max_speech_duration_s = max_speech.value();
+  options.min_speech_duration_ms = min_speech.value();
+  PTEFORGE_RETURN_IF_ERROR(options.Validate());
+  return options;
+}
+
 int Main(int argc, char** argv) {
   RuntimeTool tool("transcribe", "--model=whisper.pte [flags] speech.wav ...");
   Flags& flags = tool.flags();
@@ -130,6 +153,13 @@ int Main(int argc, char** argv) {
   flags.Define("initial_prompt", "long_form: text as if said before the audio");
   flags.DefineSwitch("without_timestamps", "long_form: no timestamps (one segment per window)");
   flags.Define("seed", "long_form: the sampling's seed", "0");
+  flags.Define("vad", "long_form: a Silero VAD program (//models/silero_vad): transcribe only its speech, as "
+               "faster-whisper's vad_filter");
+  flags.Define("vad_threshold", "--vad: speech above this probability", "0.5");
+  flags.Define("vad_min_silence_ms", "--vad: silence that ends a speech chunk", "2000");
+  flags.Define("vad_speech_pad_ms", "--vad: speech chunks padded by this much", "400");
+  flags.Define("vad_max_speech_s", "--vad: longer chunks are split (inf: never)", "inf");
+  flags.Define("vad_min_speech_ms", "--vad: shorter chunks are dropped", "0");
   flags.Define("max_length", "windows: most decoder tokens per window, prompt included (default: the model's)", "0");
   flags.DefineSwitch("print_ids", "windows: print each window's generated token ids too");
   flags.DefineSwitch("stats", "print timings per file as JSON on stderr");
@@ -164,8 +194,22 @@ int Main(int argc, char** argv) {
   if (format.value() != TranscriptFormat::kText && flags.positional().size() > 1) {
     return tool.Fail("--format=" + flags.Get("format") + " writes one document: give one WAV file", kUsageError);
   }
+  auto vad_options = VadFlags(flags);
+  if (!vad_options.ok()) return tool.Fail(vad_options.status(), kUsageError);
+  if (!long_form && flags.IsSet("vad")) return tool.Fail("--vad needs --decoding=long_form", kUsageError);
   auto transcriber = Transcriber::Open(flags.Get("model"));
   if (!transcriber.ok()) return tool.Fail(transcriber.status());
+  std::unique_ptr<VadModel> vad_model;
+  VadFilter vad;
+  if (flags.IsSet("vad")) {
+    auto session = Session::Open(flags.Get("vad"));
+    if (!session.ok()) return tool.Fail(session.status());
+    auto model = VadModel::Create(std::move(session.value()), "'" + flags.Get("vad") + "'");
+    if (!model.ok()) return tool.Fail(model.status());
+    vad_model = std::move(model.value());
+    vad.model = vad_model.get();
+    vad.options = vad_options.value();
+  }
   TranscribeOptions options;
   options.language = flags.Get("language");
   options.task = flags.Get("task");
@@ -190,17 +234,20 @@ int Main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     std::string output;
     size_t units = 0;  // windows, or segments
+    double speech_seconds = -1;  // long_form: the audio Whisper heard
     if (long_form) {
-      auto segments = transcriber.value()->TranscribeLongForm(samples.value(), long_form_options.value());
-      if (!segments.ok()) return tool.Fail(path + ": " + segments.status().message());
-      units = segments->size();
+      auto transcript = transcriber.value()->TranscribeLongForm(samples.value(), long_form_options.value(),
+                                                                vad.model != nullptr ? &vad : nullptr);
+      if (!transcript.ok()) return tool.Fail(path + ": " + transcript.status().message());
+      units = transcript->segments.size();
+      speech_seconds = transcript->speech_seconds;
       if (format.value() == TranscriptFormat::kText) {
         std::string text;
-        for (const Segment& segment : segments.value()) text += segment.text;
+        for (const TranscriptSegment& segment : transcript->segments) text += segment.text;
         const size_t first = text.find_first_not_of(' ');
         output = (first == std::string::npos ? "" : text.substr(first)) + "\n";
       } else {
-        output = FormatTranscript(segments.value(), format.value());
+        output = FormatTranscript(transcript->segments, format.value());
       }
     } else {
       auto result = transcriber.value()->Transcribe(samples.value(), options);
@@ -216,8 +263,10 @@ int Main(int argc, char** argv) {
     std::fputs(output.c_str(), stdout);
     std::fflush(stdout);
     if (flags.IsSet("stats")) {
-      std::fprintf(stderr, "{\"file\": \"%s\", \"seconds\": %.3f, \"%s\": %zu, \"ms\": %.3f}\n", path.c_str(),
-                   samples->size() / static_cast<double>(transcriber.value()->sampling_rate()),
+      const std::string heard =
+          speech_seconds >= 0 ? ", \"speech_seconds\": " + std::to_string(speech_seconds).substr(0, 9) : "";
+      std::fprintf(stderr, "{\"file\": \"%s\", \"seconds\": %.3f%s, \"%s\": %zu, \"ms\": %.3f}\n", path.c_str(),
+                   samples->size() / static_cast<double>(transcriber.value()->sampling_rate()), heard.c_str(),
                    long_form ? "segments" : "windows", units, ms);
     }
   }

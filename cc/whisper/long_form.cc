@@ -23,7 +23,7 @@ std::string Strip(const std::string& text) {
 }
 
 struct Split {
-  std::vector<Segment> segments;
+  std::vector<TranscriptSegment> segments;
   int64_t seek = 0;
 };
 
@@ -43,7 +43,7 @@ Split SplitByTimestamps(const WhisperTokens& t, const std::vector<int64_t>& toke
     if (single_timestamp_ending) slices.push_back(n);
     size_t last_slice = 0;
     for (size_t slice : slices) {
-      Segment segment;
+      TranscriptSegment segment;
       segment.seek = seek;
       segment.tokens.assign(tokens.begin() + last_slice, tokens.begin() + slice);
       segment.start = time_offset + t.Seconds(segment.tokens.front());
@@ -63,7 +63,7 @@ Split SplitByTimestamps(const WhisperTokens& t, const std::vector<int64_t>& toke
       break;
     }
   }
-  Segment segment;
+  TranscriptSegment segment;
   segment.seek = seek;
   segment.start = time_offset;
   segment.end = time_offset + duration;
@@ -153,9 +153,8 @@ StatusOr<LongForm::Decoded> LongForm::DecodeWithFallback(const std::vector<float
   return best;
 }
 
-StatusOr<std::vector<Segment>> LongForm::Run(const WindowFeatures& windows, int64_t content_frames,
-                                             const LongFormOptions& options,
-                                             const std::function<void(const Segment&)>& on_segment) {
+StatusOr<std::vector<TranscriptSegment>> LongForm::Run(const WindowFeatures& windows, int64_t content_frames,
+                                             const LongFormOptions& options) {
   if (options.temperatures.empty()) return Failure(Error::InvalidArgument, "no temperature to decode at");
   auto start_sequence = StartSequence(options);
   if (!start_sequence.ok()) return start_sequence.status();
@@ -170,7 +169,7 @@ StatusOr<std::vector<Segment>> LongForm::Run(const WindowFeatures& windows, int6
     all_tokens = std::move(initial.value());
   }
   size_t prompt_reset_since = 0;
-  std::vector<Segment> segments;
+  std::vector<TranscriptSegment> segments;
   int64_t seek = 0;
   while (seek < content_frames) {
     const double time_offset = seek * kSecondsPerFrame;
@@ -200,7 +199,7 @@ StatusOr<std::vector<Segment>> LongForm::Run(const WindowFeatures& windows, int6
     // A window always moves on (the timestamp rules make the last pair end after 0.00 s;
     // this only guards against a program that breaks them).
     seek = std::max(split.seek, previous_seek + 1);
-    for (Segment& segment : split.segments) {
+    for (TranscriptSegment& segment : split.segments) {
       auto text = Text(segment.tokens);
       if (!text.ok()) return text.status();
       if (segment.start == segment.end || Strip(text.value()).empty()) continue;
@@ -212,7 +211,6 @@ StatusOr<std::vector<Segment>> LongForm::Run(const WindowFeatures& windows, int6
       segment.avg_logprob = result.avg_logprob;
       segment.compression_ratio = decoded->compression_ratio;
       segment.no_speech_prob = result.no_speech_prob;
-      if (on_segment) on_segment(segment);
       segments.push_back(std::move(segment));
     }
     if (!options.condition_on_previous_text || decoded->temperature > options.prompt_reset_on_temperature) {

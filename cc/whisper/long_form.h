@@ -48,7 +48,7 @@ struct LongFormOptions {
   uint64_t seed = 0;                   // the sampling of temperatures above 0
 };
 
-struct Segment {
+struct TranscriptSegment {
   int id = 0;          // from 1
   int64_t seek = 0;    // the window's first frame
   double start = 0;    // s
@@ -71,11 +71,9 @@ class LongForm {
   LongForm(WhisperModel& model, const HfTextTokenizer& tokenizer, const WhisperTokens& tokens)
       : model_(model), tokenizer_(tokenizer), tokens_(tokens) {}
 
-  // Transcribes `content_frames` frames (100 a second); `on_segment`, when given, gets
-  // each segment as soon as it is final.
-  StatusOr<std::vector<Segment>> Run(const WindowFeatures& windows, int64_t content_frames,
-                                     const LongFormOptions& options,
-                                     const std::function<void(const Segment&)>& on_segment = nullptr);
+  // Transcribes `content_frames` frames (100 a second).
+  StatusOr<std::vector<TranscriptSegment>> Run(const WindowFeatures& windows, int64_t content_frames,
+                                               const LongFormOptions& options);
 
  private:
   struct Decoded;

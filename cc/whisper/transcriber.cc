@@ -85,16 +85,38 @@ StatusOr<Transcription> Transcriber::Transcribe(const std::vector<float>& sample
   return result;
 }
 
-StatusOr<std::vector<Segment>> Transcriber::TranscribeLongForm(const std::vector<float>& samples,
-                                                               const LongFormOptions& options,
-                                                               const std::function<void(const Segment&)>& on_segment) {
-  if (!tokens_.ok()) return tokens_.status();
-  const Spectrogram all = log_mel_->ComputeAll(samples.data(), samples.size());
+StatusOr<LongFormTranscript> Transcriber::TranscribeLongForm(const std::vector<float>& samples,
+                                                             const LongFormOptions& options, const VadFilter* vad) {
+  if (!tokens_.ok()) {
+    return Failure(tokens_.status().code(), "%s (long-form decoding needs them; --decoding=windows does not)",
+                   tokens_.status().message().c_str());
+  }
+  SpeechAudio speech;
+  if (vad != nullptr) {
+    auto kept = KeepSpeech(*vad->model, samples, vad->options);
+    if (!kept.ok()) return kept.status();
+    speech = std::move(kept.value());
+  }
+  const std::vector<float>& heard = vad != nullptr ? speech.samples : samples;
+  const Spectrogram all = log_mel_->ComputeAll(heard.data(), heard.size());
   LongForm long_form(*model_, *tokenizer_, tokens_.value());
   // faster-whisper's content frames: the last of ComputeAll's frames is the padding's.
   const int64_t content_frames = std::max<int64_t>(0, all.frames - 1);
-  return long_form.Run([&](int64_t seek, int64_t size) { return log_mel_->Window(all, seek, size); }, content_frames,
-                       options, on_segment);
+  LongFormTranscript transcript;
+  transcript.speech_seconds = static_cast<double>(heard.size()) / sampling_rate();
+  if (vad != nullptr && heard.empty()) return transcript;  // no speech: no segment, as faster-whisper
+  auto segments = long_form.Run([&](int64_t seek, int64_t size) { return log_mel_->Window(all, seek, size); },
+                                content_frames, options);
+  if (!segments.ok()) return segments.status();
+  transcript.segments = std::move(segments.value());
+  if (vad != nullptr) {
+    const SpeechTimestampsMap map(speech.chunks, static_cast<int>(sampling_rate()));
+    for (TranscriptSegment& segment : transcript.segments) {
+      segment.start = map.OriginalTime(segment.start, /*is_end=*/false);
+      segment.end = map.OriginalTime(segment.end, /*is_end=*/true);
+    }
+  }
+  return transcript;
 }
 
 }  // namespace pteforge

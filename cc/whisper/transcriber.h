@@ -31,6 +31,7 @@
 #include "cc/text/hf_text_tokenizer.h"
 #include "cc/whisper/log_mel.h"
 #include "cc/whisper/long_form.h"
+#include "cc/whisper/vad_filter.h"
 #include "cc/whisper/whisper_model.h"
 #include "cc/whisper/whisper_tokens.h"
 
@@ -41,6 +42,17 @@ struct TranscribeOptions {
   std::string task = "transcribe";  // or "translate" (into English)
   int beams = 0;                    // 0: the model's num_beams
   int64_t max_length = 0;           // decoder positions per window, prompt included; 0: the model's
+};
+
+// faster-whisper's VAD filter: a Silero VAD program and get_speech_timestamps' options.
+struct VadFilter {
+  VadModel* model = nullptr;
+  SegmentOptions options = FasterWhisperVadOptions();
+};
+
+struct LongFormTranscript {
+  std::vector<TranscriptSegment> segments;
+  double speech_seconds = 0;  // what Whisper heard: all of the audio, or the VAD's speech
 };
 
 struct Transcription {
@@ -57,10 +69,11 @@ class Transcriber {
   // Transcribes 16 kHz samples; an empty input gives an empty text.
   StatusOr<Transcription> Transcribe(const std::vector<float>& samples, const TranscribeOptions& options);
 
-  // Transcribes 16 kHz samples as faster-whisper does; `on_segment`, when given, gets
-  // each segment as soon as it is final. An empty input gives no segment.
-  StatusOr<std::vector<Segment>> TranscribeLongForm(const std::vector<float>& samples, const LongFormOptions& options,
-                                                    const std::function<void(const Segment&)>& on_segment = nullptr);
+  // Transcribes 16 kHz samples as faster-whisper does; with `vad`, its VAD filter first
+  // (vad_filter.h: Whisper hears only the speech, the times are the original audio's).
+  // An empty input gives no segment.
+  StatusOr<LongFormTranscript> TranscribeLongForm(const std::vector<float>& samples, const LongFormOptions& options,
+                                                  const VadFilter* vad = nullptr);
 
   const Seq2SeqProgramInfo& info() const { return model_->info(); }
   int64_t window_samples() const { return log_mel_->options().window_samples; }

@@ -55,11 +55,11 @@ std::string Seconds(double value) {  // times as faster-whisper rounds nothing: 
   return text;
 }
 
-std::string Json(const std::vector<Segment>& segments) {
+std::string Json(const std::vector<TranscriptSegment>& segments) {
   std::string out = "{\"segments\": [";
   std::string text;
   for (size_t i = 0; i < segments.size(); ++i) {
-    const Segment& s = segments[i];
+    const TranscriptSegment& s = segments[i];
     text += s.text;
     out += i == 0 ? "\n  " : ",\n  ";
     out += "{\"id\": " + std::to_string(s.id) + ", \"seek\": " + std::to_string(s.seek) + ", \"start\": " +
@@ -102,11 +102,11 @@ std::string FormatTimestamp(double seconds, bool always_include_hours, char deci
   return text;
 }
 
-std::string FormatTranscript(const std::vector<Segment>& segments, TranscriptFormat format) {
+std::string FormatTranscript(const std::vector<TranscriptSegment>& segments, TranscriptFormat format) {
   std::string out;
   switch (format) {
     case TranscriptFormat::kText:
-      for (const Segment& s : segments) out += Strip(s.text) + "\n";
+      for (const TranscriptSegment& s : segments) out += Strip(s.text) + "\n";
       return out;
     case TranscriptFormat::kSrt:
       for (size_t i = 0; i < segments.size(); ++i) {
@@ -116,7 +116,7 @@ std::string FormatTranscript(const std::vector<Segment>& segments, TranscriptFor
       return out;
     case TranscriptFormat::kVtt:
       out = "WEBVTT\n\n";
-      for (const Segment& s : segments) {
+      for (const TranscriptSegment& s : segments) {
         out += FormatTimestamp(s.start, false, '.') + " --> " + FormatTimestamp(s.end, false, '.') + "\n" +
                CueText(s.text) + "\n\n";
       }

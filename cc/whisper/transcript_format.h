@@ -1,7 +1,7 @@
 // A long-form transcription's segments as text, SubRip (.srt), WebVTT (.vtt) or JSON:
 // the text and subtitle layouts of openai-whisper's writers (whisper/utils.py: WriteTXT,
 // WriteSRT, WriteVTT, format_timestamp), the JSON one pteforge's own (every field of a
-// Segment, one object per segment, as faster-whisper's Segment has them).
+// TranscriptSegment, one object per segment, as faster-whisper's Segment has them).
 #ifndef PTEFORGE_CC_WHISPER_TRANSCRIPT_FORMAT_H_
 #define PTEFORGE_CC_WHISPER_TRANSCRIPT_FORMAT_H_
 
@@ -24,7 +24,7 @@ std::string FormatTimestamp(double seconds, bool always_include_hours, char deci
 
 // The whole document for `segments` (an empty transcription gives the format's empty
 // document: nothing, or WebVTT's header, or a JSON object with no segments).
-std::string FormatTranscript(const std::vector<Segment>& segments, TranscriptFormat format);
+std::string FormatTranscript(const std::vector<TranscriptSegment>& segments, TranscriptFormat format);
 
 }  // namespace pteforge
 

@@ -5,11 +5,11 @@
 namespace pteforge {
 namespace {
 
-std::vector<Segment> TwoSegments() {
-  Segment first;
+std::vector<TranscriptSegment> TwoSegments() {
+  TranscriptSegment first;
   first.id = 1, first.start = 0.0, first.end = 2.5, first.text = " Hello there.";
   first.tokens = {50363, 2425, 612, 13, 50488};
-  Segment second;
+  TranscriptSegment second;
   second.id = 2, second.start = 3661.24, second.end = 3662.0, second.text = " a --> b \"quoted\"";
   return {first, second};
 }

@@ -23,6 +23,8 @@ from pteforge.support import testing
 
 _RUNFILES = runfiles.Create()
 TRANSCRIBE = _RUNFILES.Rlocation("pteforge/cc/tools/transcribe")
+VAD = _RUNFILES.Rlocation("pteforge/cc/tools/vad")
+VAD_PROGRAM = _RUNFILES.Rlocation("pteforge/models/silero_vad/silero_vad_xnnpack.pte")
 PROGRAM = _RUNFILES.Rlocation("pteforge/models/whisper/tiny_long.pte")
 CT2_DIR = os.path.dirname(_RUNFILES.Rlocation("pteforge/models/whisper/tiny_long_ct2/model.bin"))
 
@@ -74,6 +76,30 @@ def test_subtitles_carry_the_segments(both):
     assert cues[0].split("\n")[0] == "1" and " --> " in cues[0].split("\n")[1]
 
 
+def test_the_vad_filter_keeps_the_vad_tools_speech_and_gives_original_times():
+    """--vad: Whisper hears the speech chunks the vad tool finds with faster-whisper's
+    VadOptions (2 s of silence ends a chunk, 400 ms of padding), and the segments come
+    back in the original file's time."""
+    audio = speech_files.long_recording(speech_files.LONG_HALF_SILENCE)
+    chunks = subprocess.run([VAD, f"--model={VAD_PROGRAM}", "--min_silence_duration_ms=2000", "--speech_pad_ms=400",
+                             "--min_speech_duration_ms=0", "--units=samples", audio],
+                            capture_output=True, text=True, timeout=600, check=True).stdout.split("\n")
+    spans = [tuple(int(value) for value in line.split()) for line in chunks if line.strip()]
+    kept = sum(end - start for start, end in spans) / 16000
+    filtered = _transcribe("--beams=1", "--temperature=0", "--format=json", "--stats", f"--vad={VAD_PROGRAM}", audio)
+    assert filtered.returncode == 0, filtered.stderr
+    stats = json.loads(filtered.stderr)
+    assert stats["speech_seconds"] == pytest.approx(kept, abs=1e-3)
+    assert 0.5 * stats["seconds"] < kept < 0.75 * stats["seconds"]  # about half of it is silence
+    segments = json.loads(filtered.stdout)["segments"]
+    assert segments
+    starts = [segment["start"] for segment in segments]
+    assert starts == sorted(starts)
+    # Times in the original audio: the speech after the first long silence starts past it.
+    assert segments[-1]["end"] > kept
+    assert all(spans[0][0] / 16000 - 0.01 <= segment["start"] <= stats["seconds"] + 30 for segment in segments)
+
+
 def test_silence_and_empty_audio_give_no_crash(tmp_path):
     for name, seconds in [("silence.wav", 3.0), ("empty.wav", 0.0)]:
         path = tmp_path / name
@@ -93,6 +119,8 @@ def test_silence_and_empty_audio_give_no_crash(tmp_path):
     (["--no_speech_threshold=high"], "--no_speech_threshold=high: expected a number"),
     (["--print_ids"], "--print_ids needs --decoding=windows"),
     (["--decoding=streaming"], "--decoding=streaming: expected long_form or windows"),
+    (["--vad_threshold=2"], "--vad_threshold=2: expected a number from 0 to 1"),
+    (["--decoding=windows", "--vad=x.pte"], "--vad needs --decoding=long_form"),
 ])
 def test_bad_flags_are_refused_by_name(flags, message):
     result = _transcribe(*flags, speech_files.long_recording())
