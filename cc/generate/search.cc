@@ -348,6 +348,10 @@ StatusOr<std::vector<std::vector<int64_t>>> Beam(Seq2SeqModel& model,
 
 }  // namespace
 
+StatusOr<StepScores> Seq2SeqModel::Prefill(const std::vector<int64_t>&, int64_t, int64_t) {
+  return Failure(Error::NotSupported, "this model has no prefill");
+}
+
 Status Seq2SeqModel::KeepRows(const std::vector<int64_t>& /*rows*/) {
   return Failure(Error::NotSupported, "this model steps all of its rows");
 }

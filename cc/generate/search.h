@@ -47,6 +47,12 @@ class Seq2SeqModel {
   virtual StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) = 0;
   // Row i takes the decoder history of row `rows[i]`.
   virtual Status Reorder(const std::vector<int64_t>& rows) = 0;
+  // Whether Prefill works.
+  virtual bool CanPrefill() const { return false; }
+  // Row 0's next tokens at once, at positions length - tokens.size() .. length - 1 (a
+  // prompt), as Steps of row 0 alone would feed them; the logits after
+  // tokens[position] (one row).
+  virtual StatusOr<StepScores> Prefill(const std::vector<int64_t>& tokens, int64_t length, int64_t position);
   // Whether KeepRows works. Greedy search then steps only the unfinished sentences
   // instead of carrying finished ones to the end of the batch.
   virtual bool CanKeepRows() const { return false; }

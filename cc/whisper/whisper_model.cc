@@ -1,5 +1,8 @@
 #include "cc/whisper/whisper_model.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "cc/generate/search.h"
 #include "cc/runtime/constants.h"
 #include "cc/seq2seq/marian_model.h"
@@ -17,7 +20,10 @@ constexpr int64_t kHopLength = 160;
 class WhisperRows : public MarianModel {
  public:
   WhisperRows(Session* session, int64_t vocab_size, int64_t pad_token, HostTensor features, TranslateStats* totals)
-      : MarianModel(session, vocab_size, pad_token), features_(std::move(features)), totals_(totals) {}
+      : MarianModel(session, vocab_size, pad_token), features_(std::move(features)), totals_(totals) {
+    const auto& methods = session->methods();
+    can_prefill_ = std::find(methods.begin(), methods.end(), "prefill") != methods.end();
+  }
 
   ~WhisperRows() override {
     const TranslateStats mine = stats();
@@ -36,6 +42,28 @@ class WhisperRows : public MarianModel {
     return result.ok() ? Status() : result.status();
   }
 
+  bool CanPrefill() const override { return can_prefill_; }
+
+  StatusOr<StepScores> Prefill(const std::vector<int64_t>& tokens, int64_t length, int64_t position) override {
+    ScopeTimer timer(&decode_ns_);
+    const int64_t count = static_cast<int64_t>(tokens.size());
+    auto result = session_->Execute("prefill", {Int64Tensor({1, count}, tokens),
+                                                Int64Tensor({1, length}, std::vector<int64_t>(length, 1)),
+                                                Int64Tensor({1}, {position})});
+    if (!result.ok()) return result.status();
+    const auto* logits = result->empty() ? nullptr : std::get_if<HostTensor>(&result->at(0));
+    if (logits == nullptr || logits->dtype != ScalarType::Float || logits->numel() != vocab_size_) {
+      return Failure(Error::InvalidProgram, "prefill returned %s, expected %lld float32 values",
+                     result->empty() ? "nothing" : DescribeValue(result->at(0)).c_str(),
+                     static_cast<long long>(vocab_size_));
+    }
+    StepScores scores;
+    scores.width = vocab_size_;
+    scores.values.resize(vocab_size_);
+    std::memcpy(scores.values.data(), logits->bytes.data(), logits->bytes.size());
+    return scores;
+  }
+
   StatusOr<StepScores> Step(const std::vector<int64_t>& tokens, int64_t length) override {
     const int64_t n = static_cast<int64_t>(tokens.size());
     const HostTensor decoder_mask = Int64Tensor({n, length}, std::vector<int64_t>(n * length, 1));
@@ -50,6 +78,7 @@ class WhisperRows : public MarianModel {
  private:
   HostTensor features_;
   TranslateStats* totals_;
+  bool can_prefill_ = false;  // programs exported before prefill have none
 };
 
 }  // namespace

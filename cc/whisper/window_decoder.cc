@@ -52,18 +52,29 @@ class Decode {
          const WindowDecodeOptions& options, const Plan& plan)
       : model_(model), tokens_(tokens), prompt_(prompt), options_(options), plan_(plan) {}
 
-  // Encodes `rows` rows and feeds them the prompt up to its last token: the first row
-  // alone (a step costs less the fewer rows it advances; the previous text can be 223
-  // tokens), then copied to the others.
+  // Encodes `rows` rows and feeds them the prompt up to its last token: to the first
+  // row alone, then copied to the others; in one prefill call where the program has
+  // one (the previous text can be 223 tokens), else a step per token (a step costs
+  // less the fewer rows it advances).
   Status Start(int rows) {
     rows_ = rows;
     PTEFORGE_RETURN_IF_ERROR(model_.Encode(std::vector<std::vector<int64_t>>(1), rows));
-    for (int64_t i = 0; i < plan_.start_step; ++i) {
-      auto scores = model_.Step({prompt_[i]}, i + 1);
+    const int64_t fed = plan_.start_step;
+    if (fed > 1 && model_.CanPrefill()) {
+      // The logits wanted are <|startoftranscript|>'s when it is in the prompt.
+      const bool sot_fed = plan_.sot_index < fed;
+      auto scores = model_.Prefill(std::vector<int64_t>(prompt_.begin(), prompt_.begin() + fed), fed,
+                                   sot_fed ? plan_.sot_index : fed - 1);
       if (!scores.ok()) return scores.status();
-      if (i == plan_.sot_index) NoteNoSpeech(scores->values.data());
+      if (sot_fed) NoteNoSpeech(scores->values.data());
+    } else {
+      for (int64_t i = 0; i < fed; ++i) {
+        auto scores = model_.Step({prompt_[i]}, i + 1);
+        if (!scores.ok()) return scores.status();
+        if (i == plan_.sot_index) NoteNoSpeech(scores->values.data());
+      }
     }
-    if (plan_.start_step > 0 && rows > 1) return model_.Reorder(std::vector<int64_t>(rows, 0));
+    if (fed > 0 && rows > 1) return model_.Reorder(std::vector<int64_t>(rows, 0));
     return Status();
   }
 

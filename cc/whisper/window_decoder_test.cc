@@ -65,7 +65,23 @@ class ScriptedModel : public Seq2SeqModel {
     return Status();
   }
 
+  bool CanPrefill() const override { return can_prefill; }
+  StatusOr<StepScores> Prefill(const std::vector<int64_t>& tokens, int64_t length, int64_t position) override {
+    EXPECT_TRUE(can_prefill);
+    fed_[0].insert(fed_[0].end(), tokens.begin(), tokens.end());
+    EXPECT_EQ(static_cast<int64_t>(fed_[0].size()), length);
+    EXPECT_LT(position, static_cast<int64_t>(tokens.size()));
+    ++prefills;
+    StepScores scores;
+    scores.width = 13;
+    scores.values.assign(13, kUnlikely);
+    scores.values[5] = 0.0f;  // <|nocaptions|> certain after the prompt's tokens
+    return scores;
+  }
+
   int64_t vocab_size() const override { return 13; }
+  bool can_prefill = false;
+  int prefills = 0;
   int steps() const { return steps_; }
   const std::vector<std::vector<int64_t>>& fed() const { return fed_; }
 
@@ -153,6 +169,25 @@ TEST(DecodeWindow, BeamsGetThePromptFedOnceToTheFirstRow) {
   for (const auto& fed : model.fed()) {
     EXPECT_EQ(std::vector<int64_t>(fed.begin(), fed.begin() + 5), (std::vector<int64_t>{4, 0, 1, 3, 6}));
   }
+  EXPECT_EQ(result->tokens, (std::vector<int64_t>{1, 1, 1, 1}));
+}
+
+TEST(DecodeWindow, APrefillFeedsThePromptInOneCall) {
+  std::map<std::vector<int64_t>, std::map<int64_t, double>> script;
+  for (std::vector<int64_t> h; h.size() < 6; h.push_back(1)) script[h] = {{1, 0.6}, {0, 0.3}, {2, 0.1}};
+  ScriptedModel model(script, 5);
+  model.can_prefill = true;
+  WindowDecodeOptions options = NoProcessors(2);
+  options.max_length = 8;
+  // <|startoftranscript|> inside the prompt (a multilingual model's language token after
+  // it): the no-speech probability is the prefill's, at its position.
+  auto result = DecodeWindow(model, Tokens(), {4, 0, 3, 1, 6}, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(model.prefills, 1);
+  for (const auto& fed : model.fed()) {
+    EXPECT_EQ(std::vector<int64_t>(fed.begin(), fed.begin() + 5), (std::vector<int64_t>{4, 0, 3, 1, 6}));
+  }
+  EXPECT_NEAR(result->no_speech_prob, 1.0, 1e-6);
   EXPECT_EQ(result->tokens, (std::vector<int64_t>{1, 1, 1, 1}));
 }
 

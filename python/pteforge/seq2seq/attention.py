@@ -48,8 +48,8 @@ def cached_attention(module: nn.Module, query: torch.Tensor, key: torch.Tensor, 
                      attention_mask: torch.Tensor | None, scaling: float | None = None, dropout: float = 0.0,
                      position_bias: torch.Tensor | None = None, **kwargs) -> tuple[torch.Tensor, None]:
     """transformers' attention-function signature. For a marked decoder module: query
-    [n, H, 1, d], key and value [H, slots, positions, d] (the cache's view), T5's
-    position_bias [1, H, 1, positions] (per slot); returns ([n, 1, H, d], None).
+    [n, H, q, d] (q > 1: a prefill), key and value [H, slots, positions, d] (the cache's
+    view), T5's position_bias [1, H, 1, positions] (per slot); returns ([n, q, H, d], None).
     Otherwise query [b, H, q, d], key and value [b, H, k, d], an additive mask and
     position bias that broadcast to [b, H, q, k]; returns ([b, q, H, d], None)."""
     masks = kwargs.pop(MASKS, None)
@@ -59,14 +59,15 @@ def cached_attention(module: nn.Module, query: torch.Tensor, key: torch.Tensor, 
     if kind is None or masks is None:
         return _batched_attention(query, key, value, attention_mask, scaling, position_bias), None
     heads, slots, positions, head_dim = key.shape
-    rows = query.shape[0]
-    if query.shape[2] != 1:
-        raise ValueError("the cached attention takes one query position per row")
+    rows, new = query.shape[0], query.shape[2]
     scale = head_dim ** -0.5 if scaling is None else scaling
     bias = None if position_bias is None else position_bias.reshape(heads, positions)
-    output = torch.ops.pteforge.cached_attention(query.reshape(rows, heads, head_dim), key.reshape(-1, head_dim),
+    # Several query positions (a prefill): each is a query row of its own, with its own
+    # mask row (cache.py's _prefill_masks).
+    queries = query.reshape(rows, heads, head_dim) if new == 1 else query.transpose(1, 2).reshape(-1, heads, head_dim)
+    output = torch.ops.pteforge.cached_attention(queries, key.reshape(-1, head_dim),
                                                  value.reshape(-1, value.shape[-1]), masks[kind], bias, scale)
-    return output.view(rows, 1, heads, value.shape[-1]), None
+    return output.view(rows, new, heads, value.shape[-1]), None
 
 
 def _batched_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None,

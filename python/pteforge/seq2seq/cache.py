@@ -12,6 +12,9 @@ reorder_cache over one shared cache, the module pteforge.seq2seq exports.
         one decoder step at position T - 1 through the model's own forward: appends the
         step's self-attention keys and values and returns the logits [n, vocab] (the
         search normalizes them where it needs log-probabilities).
+    prefill(tokens [1, P], decoder_attention_mask [1, T], position [1])      (Whisper)
+        row 0's next P tokens at once (a prompt): what P decode_steps of row 0 write,
+        and the logits [1, vocab] after the token at `position`.
     reorder_cache(beam_rows [n]) -> int64[1]
         row i of the self-attention cache becomes row beam_rows[i] (beam search; beams
         move within their source, whose cross-attention keys are the same).
@@ -52,25 +55,27 @@ def _layer_classes():
     from transformers.cache_utils import CacheLayerMixin
 
     class SelfAttentionLayer(CacheLayerMixin):
-        """A decoder layer's self-attention cache for one step at position T - 1: update()
-        writes the step's keys and values there and returns positions 0..T-1."""
+        """A decoder layer's self-attention cache for a step of `new` positions ending at
+        T - 1 (one, or a prefill's prompt): update() writes their keys and values there
+        and returns the whole cache."""
 
         is_compileable = True  # transformers then never drops a mask for one query
         is_sliding = False
 
         def __init__(self, owner: "Seq2SeqWithCache", keys: torch.Tensor, values: torch.Tensor, write: torch.Tensor,
-                     length: int):
+                     length: int, new: int = 1):
             super().__init__()
             self.owner, self.flat_keys, self.flat_values = owner, keys, values
-            self.write, self.length = write, length
+            self.write, self.length, self.new = write, length, new
             self.is_initialized = True
 
         def lazy_initialization(self, key_states, value_states):
             pass
 
         def update(self, key_states, value_states, *args, **kwargs):
-            """Writes the step's keys and values [n, heads, 1, head_dim]; returns the whole
-            cache, [heads, max_rows, max_target, head_dim] (a view: attention.py)."""
+            """Writes the step's keys and values [n, heads, new, head_dim] (`write` is in
+            that order); returns the whole cache, [heads, max_rows, max_target, head_dim]
+            (a view: attention.py)."""
             owner = self.owner
             self.flat_keys.index_put_((self.write,), key_states.reshape(-1, owner.head_dim))
             self.flat_values.index_put_((self.write,), value_states.reshape(-1, owner.head_dim))
@@ -79,7 +84,7 @@ def _layer_classes():
             return self.keys, self.values
 
         def get_seq_length(self):
-            return self.length - 1  # the positions before this step's
+            return self.length - self.new  # the positions before this step's
 
         def get_mask_sizes(self, query_length):
             return self.length, 0
@@ -205,23 +210,53 @@ class Seq2SeqWithCache(nn.Module):
         masks["cross"] = _slot_mask(own_source, source_mask, self.max_source)
         return masks
 
-    def _step(self, tokens: torch.Tensor, source_mask: torch.Tensor | None,
-              decoder_mask: torch.Tensor) -> torch.Tensor:
-        """One step through the model's own forward over the cache (source_mask None:
-        Whisper, whose source is always max_source positions)."""
+    def _prefill_masks(self, new: int, decoder_mask: torch.Tensor) -> dict:
+        """attention.MASKS for a prefill of row 0: its `new` positions are query rows of
+        their own (attention.py folds them into the rows), position i seeing row 0's
+        self-attention slot up to itself and row 0's source."""
+        length = decoder_mask.shape[1]
+        row_zero = torch.zeros(new, dtype=torch.int64)
+        own_row = (torch.arange(self.max_rows).view(1, -1) == row_zero.view(-1, 1)) if self.max_rows > 1 else None
+        seen = torch.arange(length).view(1, -1) <= (length - new + torch.arange(new)).view(-1, 1)
+        masks = {"self": _slot_mask(own_row, seen.to(torch.int64), self.max_target)}
+        if self.max_sources == 1:
+            masks["cross"] = None
+        else:
+            own_source = torch.arange(self.max_sources).view(1, -1) == self.row_sources[:1].view(-1, 1)
+            cross = _slot_mask(own_source, torch.ones(1, self.max_source, dtype=torch.int64), self.max_source)
+            masks["cross"] = cross.expand(new, -1)
+        return masks
+
+    def _decoder_cache(self, n: int, new: int, length: int):
+        """transformers' EncoderDecoderCache over the buffers for a step of `new`
+        positions of rows 0..n-1 ending at length - 1."""
         from transformers.cache_utils import Cache, EncoderDecoderCache
-        from transformers.modeling_outputs import BaseModelOutput
 
         SelfAttentionLayer, CrossAttentionLayer = self._layer_types
-        n, length = tokens.shape[0], decoder_mask.shape[1]
         heads, dim = self.heads, self.head_dim
-        write = self._index(torch.arange(n), torch.arange(length - 1, length), self.max_rows, self.max_target)
+        positions = torch.arange(length - new, length)
+        if new == 1:  # [slots, positions, heads]: the order of key_states [n, heads, 1, d] too
+            write = self._index(torch.arange(n), positions, self.max_rows, self.max_target)
+        else:  # key_states [n, heads, new, d]: heads before positions
+            head = torch.arange(self.heads).view(1, -1, 1)
+            write = ((head * self.max_rows + torch.arange(n).view(-1, 1, 1)) * self.max_target
+                     + positions.view(1, 1, -1)).reshape(-1)
         cross_shape = (heads, self.max_sources, self.max_source, dim)
-        self_layers = [SelfAttentionLayer(self, c.self_key, c.self_value, write, length) for c in self.cache]
+        self_layers = [SelfAttentionLayer(self, c.self_key, c.self_value, write, length, new) for c in self.cache]
         cross_layers = [CrossAttentionLayer(c.cross_key.view(cross_shape), c.cross_value.view(cross_shape))
                         for c in self.cache]
         cache = EncoderDecoderCache(Cache(layers=self_layers), Cache(layers=cross_layers))
         cache.is_updated = {layer: True for layer in range(len(self.cache))}
+        return cache
+
+    def _step(self, tokens: torch.Tensor, source_mask: torch.Tensor | None,
+              decoder_mask: torch.Tensor) -> torch.Tensor:
+        """One step through the model's own forward over the cache (source_mask None:
+        Whisper, whose source is always max_source positions)."""
+        from transformers.modeling_outputs import BaseModelOutput
+
+        n, length = tokens.shape[0], decoder_mask.shape[1]
+        cache = self._decoder_cache(n, 1, length)
         masks = self._masks(n, source_mask, decoder_mask)
         arguments = dict(
             decoder_input_ids=tokens,
@@ -279,6 +314,26 @@ class SpeechSeq2SeqWithCache(Seq2SeqWithCache):
 
     def decode_step(self, tokens: torch.Tensor, decoder_attention_mask: torch.Tensor) -> torch.Tensor:
         return self._step(tokens, None, decoder_attention_mask)
+
+    def prefill(self, tokens: torch.Tensor, decoder_attention_mask: torch.Tensor,
+                position: torch.Tensor) -> torch.Tensor:
+        """Row 0's next P tokens [1, P] at positions T - P .. T - 1 in one call (a
+        prompt: Whisper's previous text), as P decode_steps of row 0 would write them;
+        returns the logits [1, vocab] after tokens[0, position[0]] alone (the output
+        projection runs on that position only)."""
+        new, length = tokens.shape[1], decoder_attention_mask.shape[1]
+        masks = self._prefill_masks(new, decoder_attention_mask)
+        decoder = self.model.get_decoder()
+        hidden = decoder(
+            input_ids=tokens,
+            attention_mask=masks["self"].view(1, 1, new, -1),
+            past_key_values=self._decoder_cache(1, new, length),
+            # Only its presence matters: the cross-attention keys and values are cached.
+            encoder_hidden_states=torch.zeros(1, 1, self.hidden),
+            use_cache=True,
+            **{attention.MASKS: masks},
+        ).last_hidden_state
+        return self.model.get_output_embeddings()(hidden.index_select(1, position)).view(1, -1)
 
 
 def with_cache(model: nn.Module, max_rows: int, max_source: int, max_target: int,

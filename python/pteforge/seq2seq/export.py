@@ -157,6 +157,12 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
         exporter.method("decode_step", (steps[0], ones(n, 2)),
                         dynamic_shapes=(dims((0, rows)), dims((0, rows), (1, target))),
                         input_ranges={0: (0, vocab - 1)})
+        # A prompt for row 0 at once (the previous text Whisper's long form feeds).
+        prompt = Dim("prompt", min=2, max=limits.max_target_len - 1)
+        exporter.method("prefill", (torch.randint(0, vocab, (1, 3), generator=generator), ones(1, 4),
+                                    torch.tensor([2])),
+                        dynamic_shapes=({1: prompt}, {1: target}, None),
+                        input_ranges={0: (0, vocab - 1), 1: (1, 1), 2: (0, 0)})
         first, second = (features, pick), (features[:1], torch.tensor([0]))
         row_mask = second_mask = None
     else:
@@ -186,6 +192,10 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
         calls.append(Call("reorder_cache", (swap,)))
     calls.append(Call("encode", second))
     calls.append(Call("decode_step", (torch.full((1, 1), start), *step_masks(second_mask, 1, 1))))
+    if speech:  # three prompt tokens after the start token, then a step reading them
+        prompt_tokens = torch.randint(0, vocab, (1, 3), generator=generator)
+        calls.append(Call("prefill", (prompt_tokens, ones(1, 4), torch.tensor([1]))))
+        calls.append(Call("decode_step", (torch.full((1, 1), start), ones(1, 5))))
     exporter.call_sequence(calls)
 
 

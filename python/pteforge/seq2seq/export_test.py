@@ -92,6 +92,34 @@ def test_whisper_int8_on_one_row():
     assert len(program.report["conformance"]["calls"]) == 9
 
 
+@pytest.mark.parametrize("max_rows", [1, 3])
+def test_whisper_prefill_writes_what_row_zeros_steps_write(max_rows):
+    """prefill (Whisper's long-form prompt at once) against the same tokens stepped one by
+    one on row 0: the logits at the asked position, the cache, and the next step."""
+    import copy
+
+    from pteforge.seq2seq.cache import with_cache
+
+    model = tiny_model("whisper")
+    module = with_cache(model, max_rows=max_rows, max_source=model.config.max_source_positions, max_target=12)
+    features = torch.randn(1, model.config.num_mel_bins, 2 * model.config.max_source_positions,
+                           generator=torch.Generator().manual_seed(5))
+    tokens = torch.tensor([[3, 9, 4, 40, 7]])
+    stepped, prefilled = copy.deepcopy(module), copy.deepcopy(module)
+    with torch.no_grad():
+        for m in (stepped, prefilled):
+            m.encode(features, torch.zeros(max_rows, dtype=torch.int64))
+        steps = [stepped.decode_step(tokens[:, i:i + 1], torch.ones(1, i + 1, dtype=torch.int64)) for i in range(5)]
+        logits = prefilled.prefill(tokens, torch.ones(1, 5, dtype=torch.int64), torch.tensor([2]))
+        torch.testing.assert_close(logits, steps[2], atol=1e-5, rtol=1e-5)
+        for a, b in zip(stepped.cache, prefilled.cache):
+            torch.testing.assert_close(a.self_key, b.self_key, atol=1e-5, rtol=1e-5)
+            torch.testing.assert_close(a.self_value, b.self_value, atol=1e-5, rtol=1e-5)
+        following = [m.decode_step(torch.tensor([[11]]), torch.ones(1, 6, dtype=torch.int64))
+                     for m in (stepped, prefilled)]
+        torch.testing.assert_close(following[0], following[1], atol=1e-5, rtol=1e-5)
+
+
 def test_settings_naming_tokens_outside_the_vocabulary_are_dropped_with_a_note():
     # transformers' own WhisperConfig defaults suppress ids of the 51865-token vocabulary;
     # on a small model generate() ignores those (its processors mask the vocabulary only).
