@@ -3,25 +3,17 @@
 #include <cmath>
 #include <vector>
 
+#include "cc/whisper/test_vocabulary.h"
 #include "gtest/gtest.h"
 
 namespace pteforge {
 namespace {
 
-// A vocabulary of 13: text 0 and 1, <|endoftext|> 2, <|startoftranscript|> 3,
-// <|startofprev|> 4, <|nocaptions|> 5, <|notimestamps|> 6, timestamps 7 (0.00 s) to 12.
-WhisperTokens Tokens() {
-  WhisperTokens t;
-  t.eot = 2, t.sot = 3, t.sot_prev = 4, t.no_speech = 5, t.no_timestamps = 6;
-  t.timestamp_begin = 7, t.timestamp_end = 12, t.vocab_size = 13;
-  return t;
-}
-
 // Which ids the rules leave allowed, for logits `values` (all 0 by default).
 std::vector<int> Allowed(const std::vector<int64_t>& generated, std::vector<float> values = {},
                          int64_t max_initial = 2) {
   if (values.empty()) values.assign(13, 0.0f);
-  ApplyTimestampRules(Tokens(), generated, max_initial, values.data());
+  ApplyTimestampRules(TestVocabulary(), generated, max_initial, values.data());
   std::vector<int> allowed;
   for (int id = 0; id < 13; ++id) {
     if (!std::isinf(values[id])) allowed.push_back(id);

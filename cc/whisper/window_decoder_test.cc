@@ -4,20 +4,11 @@
 #include <map>
 #include <vector>
 
+#include "cc/whisper/test_vocabulary.h"
 #include "gtest/gtest.h"
 
 namespace pteforge {
 namespace {
-
-// The vocabulary of timestamp_rules_test: text 0 and 1, <|endoftext|> 2,
-// <|startoftranscript|> 3, <|startofprev|> 4, <|nocaptions|> 5, <|notimestamps|> 6,
-// timestamps 7 to 12.
-WhisperTokens Tokens() {
-  WhisperTokens t;
-  t.eot = 2, t.sot = 3, t.sot_prev = 4, t.no_speech = 5, t.no_timestamps = 6;
-  t.timestamp_begin = 7, t.timestamp_end = 12, t.vocab_size = 13;
-  return t;
-}
 
 constexpr float kUnlikely = -30.0f;
 
@@ -112,7 +103,7 @@ const std::map<std::vector<int64_t>, std::map<int64_t, double>> kBranching = {
 TEST(DecodeWindow, GreedyTakesTheLikeliestTokenEachStep) {
   ScriptedModel model(kBranching, 2);
   const std::vector<int64_t> prompt = {3, 6};  // <|startoftranscript|><|notimestamps|>
-  auto result = DecodeWindow(model, Tokens(), prompt, NoProcessors(1));
+  auto result = DecodeWindow(model, TestVocabulary(), prompt, NoProcessors(1));
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->tokens, (std::vector<int64_t>{0}));
   // log 0.6 + log 0.5 (the other ids' exp(-30) change the sums by about 1e-12)
@@ -122,7 +113,7 @@ TEST(DecodeWindow, GreedyTakesTheLikeliestTokenEachStep) {
 
 TEST(DecodeWindow, BeamSearchKeepsTheBetterEndingAndStopsAtBeamsHypotheses) {
   ScriptedModel model(kBranching, 2);
-  auto result = DecodeWindow(model, Tokens(), {3, 6}, NoProcessors(2));
+  auto result = DecodeWindow(model, TestVocabulary(), {3, 6}, NoProcessors(2));
   ASSERT_TRUE(result.ok()) << result.status().message();
   // Step 2 ends both beams: [1] (0.4 x 0.9) and [0] (0.6 x 0.5); two hypotheses with 2
   // beams and patience 1 end the search; [1] scores -1.02 against -1.20.
@@ -135,7 +126,7 @@ TEST(DecodeWindow, PatienceWaitsForMoreHypotheses) {
   ScriptedModel model(kBranching, 2);
   WindowDecodeOptions options = NoProcessors(2);
   options.patience = 2.0;  // four hypotheses: [0, 0] and [0, 1] end at step 3
-  auto result = DecodeWindow(model, Tokens(), {3, 6}, options);
+  auto result = DecodeWindow(model, TestVocabulary(), {3, 6}, options);
   ASSERT_TRUE(result.ok()) << result.status().message();
   // Scores per token: [0, 0] (0.6 x 0.3 x 1) -0.86 beats [1] -1.02.
   EXPECT_EQ(result->tokens, (std::vector<int64_t>{0, 0}));
@@ -150,7 +141,7 @@ TEST(DecodeWindow, ThePromptIsFedBeforeTheStartTokenAndTheLengthIsBounded) {
   ScriptedModel model(script, 5);
   WindowDecodeOptions options = NoProcessors(1);
   options.max_length = 8;
-  auto result = DecodeWindow(model, Tokens(), {4, 0, 1, 3, 6}, options);
+  auto result = DecodeWindow(model, TestVocabulary(), {4, 0, 1, 3, 6}, options);
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->tokens, (std::vector<int64_t>{1, 1, 1, 1}));
   EXPECT_EQ(model.fed()[0], (std::vector<int64_t>{4, 0, 1, 3, 6, 1, 1, 1}));
@@ -162,7 +153,7 @@ TEST(DecodeWindow, BeamsGetThePromptFedOnceToTheFirstRow) {
   ScriptedModel model(script, 5);
   WindowDecodeOptions options = NoProcessors(2);
   options.max_length = 8;
-  auto result = DecodeWindow(model, Tokens(), {4, 0, 1, 3, 6}, options);
+  auto result = DecodeWindow(model, TestVocabulary(), {4, 0, 1, 3, 6}, options);
   ASSERT_TRUE(result.ok()) << result.status().message();
   // Four prompt steps of one row, then both rows from its history: every row was fed
   // the whole prompt at its positions.
@@ -181,7 +172,7 @@ TEST(DecodeWindow, APrefillFeedsThePromptInOneCall) {
   options.max_length = 8;
   // <|startoftranscript|> inside the prompt (a multilingual model's language token after
   // it): the no-speech probability is the prefill's, at its position.
-  auto result = DecodeWindow(model, Tokens(), {4, 0, 3, 1, 6}, options);
+  auto result = DecodeWindow(model, TestVocabulary(), {4, 0, 3, 1, 6}, options);
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(model.prefills, 1);
   for (const auto& fed : model.fed()) {
@@ -204,7 +195,7 @@ TEST(DecodeWindow, TimestampRulesAndTheNoSpeechProbabilityBeforeThem) {
   ScriptedModel model(script, 1);
   WindowDecodeOptions options = NoProcessors(1);
   options.suppress_tokens = {5};
-  auto result = DecodeWindow(model, Tokens(), {3}, options);
+  auto result = DecodeWindow(model, TestVocabulary(), {3}, options);
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->tokens, (std::vector<int64_t>{8, 0, 11}));
   EXPECT_NEAR(result->no_speech_prob, 0.5, 1e-6);
@@ -216,7 +207,7 @@ TEST(DecodeWindow, SamplingGivesTheBestOfItsHypotheses) {
   options.temperature = 1.0;
   options.best_of = 4;
   options.seed = 7;
-  auto result = DecodeWindow(model, Tokens(), {3, 6}, options);
+  auto result = DecodeWindow(model, TestVocabulary(), {3, 6}, options);
   ASSERT_TRUE(result.ok()) << result.status().message();
   // Whatever was drawn: a hypothesis with its log-probability, from four rows.
   EXPECT_FALSE(result->tokens.empty());
@@ -226,7 +217,7 @@ TEST(DecodeWindow, SamplingGivesTheBestOfItsHypotheses) {
 
 TEST(DecodeWindow, RefusesAPromptWithoutStartOfTranscript) {
   ScriptedModel model(kBranching, 2);
-  EXPECT_FALSE(DecodeWindow(model, Tokens(), {6}, NoProcessors(1)).ok());
+  EXPECT_FALSE(DecodeWindow(model, TestVocabulary(), {6}, NoProcessors(1)).ok());
 }
 
 }  // namespace
