@@ -21,7 +21,6 @@
 #ifndef PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
 #define PTEFORGE_CC_WHISPER_TRANSCRIBER_H_
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>

@@ -49,7 +49,8 @@ std::string Number(double value) {
   return text;
 }
 
-std::string Seconds(double value) {  // times as faster-whisper rounds nothing: 2 decimals are exact
+// A segment time with 2 decimals: times are multiples of a 0.01-s frame, so nothing is lost.
+std::string Seconds(double value) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.2f", value);
   return text;
