@@ -7,7 +7,8 @@ whisper.cpp's long form (whisper_full) with the options set as close to faster-w
 defaults as whisper.cpp has them: the previous text as the prompt (no_context=False:
 pywhispercpp's default is True), beam search with <beams> beams (1: greedy), best_of 5 at
 the fallback temperatures 0.2, 0.4, ... 1.0, log-probability threshold -1, no-speech
-threshold 0.6, timestamps on, language "en". What it cannot match: whisper.cpp's
+threshold 0.6, non-speech tokens suppressed (faster-whisper's suppress_tokens=[-1]),
+timestamps on, language "en". What it cannot match: whisper.cpp's
 fallback tests the tokens' entropy (entropy_thold 2.4) where faster-whisper tests the
 zlib compression ratio (2.4), and its windows and prompt follow its own code. The WAV is
 read with the wave module (pywhispercpp's reader would call ffmpeg for anything else).
@@ -43,7 +44,7 @@ def main(argv: list[str]) -> int:
     audio = read_wav(wav_path)
     options = dict(n_threads=threads, no_context=False, language="en", print_progress=False, print_realtime=False,
                    print_timestamps=False, temperature=0.0, temperature_inc=0.2, logprob_thold=-1.0,
-                   no_speech_thold=0.6, entropy_thold=2.4, greedy={"best_of": 5},
+                   no_speech_thold=0.6, entropy_thold=2.4, suppress_nst=True, greedy={"best_of": 5},
                    beam_search={"beam_size": beams, "patience": 1.0})
     started = time.perf_counter()
     model = Model(model_path, params_sampling_strategy=0 if beams == 1 else 1, redirect_whispercpp_logs_to=None,
