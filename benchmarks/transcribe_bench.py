@@ -27,7 +27,8 @@ faster-whisper float32 with and without vad_filter=True.
 
     ./bazelw build -c opt //cc/tools:transcribe
     ./bazelw run -c opt //benchmarks:transcribe_bench -- --float32_pte=/path/tiny_en_float32.pte [--int8_pte=...]
-    ./bazelw run -c opt //benchmarks:transcribe_bench -- --float32_pte=... --engines=pteforge --beams=1 --threads=1 --no_vad
+    ./bazelw run -c opt //benchmarks:transcribe_bench -- --float32_pte=... --engines=pteforge \
+        --beams=1 --threads=1 --no_vad
 
 A full run (every engine, beams and threads) writes benchmarks/results/transcribe_bench.json
 in the workspace; a partial one writes only with --out.
@@ -84,7 +85,8 @@ def run_pteforge(transcribe: str, program: str, wav: str, threads: int, beams: i
     result, stats = json.loads(stdout), engine_process.json_lines(stderr)[0]
     # transcribe reports no load time of its own: the process's time less the transcription
     # (the program's loading and XNNPACK's weight packing, the process's start and exit).
-    return {"wall_s": stats["ms"] / 1e3, "load_s": process_s - stats["ms"] / 1e3, "process_s": process_s, "peak_rss_mb": _peak_rss(stderr),
+    return {"wall_s": stats["ms"] / 1e3, "load_s": process_s - stats["ms"] / 1e3, "process_s": process_s,
+            "peak_rss_mb": _peak_rss(stderr),
             "text": result["text"], "segments": len(result["segments"]), "speech_s": stats["speech_seconds"]}
 
 
@@ -125,13 +127,19 @@ def run_whisper_cpp(python: str, model: str, wav: str, threads: int, beams: int)
             "versions": {"pywhispercpp": result["pywhispercpp"]}}
 
 
+def _user_path(path: str | None) -> str | None:
+    """A path as the user gave it: `bazel run` starts the benchmark in its runfiles."""
+    return path and os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), os.path.expanduser(path))
+
+
 def _list(text: str, kind=str) -> list:
     return [kind(part) for part in text.split(",") if part.strip()]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--float32_pte", required=True, help="tiny.en's float32 program (//models/whisper:tiny_en_float32_pte)")
+    parser.add_argument("--float32_pte", required=True,
+                        help="tiny.en's float32 program (//models/whisper:tiny_en_float32_pte)")
     parser.add_argument("--float32_label", default=None, help="what to call it in the JSON (default: its file name)")
     parser.add_argument("--int8_pte", help="tiny.en's int8 program; without it, no pteforge int8 rows")
     parser.add_argument("--int8_label", default=None, help="what to call it in the JSON (default: its file name)")
@@ -151,7 +159,7 @@ def main() -> int:
                                       "benchmarks/results/transcribe_bench.json in the workspace)")
     parser.add_argument("--work_dir", help="where whisper.cpp's ggml file is written (default: a temporary folder)")
     args = parser.parse_args()
-    user = lambda p: p and os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", ""), os.path.expanduser(p))  # noqa: E731
+    user = _user_path
     engines, precisions = _list(args.engines), _list(args.precision)
     beams_list, threads_list = _list(args.beams, int), _list(args.threads, int)
     unknown = set(engines) - set(ENGINES)

@@ -12,8 +12,10 @@ from pteforge.support import testing
 _REFERENCE = "More than 400 people answered every question. The train leaves at 9:30."
 
 
-def _row(engine="pteforge", text="more than four hundred people answered every question the train leaves at nine thirty",
-         **extra):
+_SAID = "more than four hundred people answered every question the train leaves at nine thirty"
+
+
+def _row(engine="pteforge", text=_SAID, **extra):
     return common.make_row(engine, "float32", 1, 5, "long.wav", 100.0, 12.5, 300.4, text, _REFERENCE, **extra)
 
 
@@ -53,7 +55,8 @@ def test_document_is_json_with_the_cpu_flags_on_every_row():
 def test_ggml_names_are_openai_whispers():
     assert whisper_ggml.ggml_name("model.decoder.layers.3.encoder_attn.k_proj.weight") == \
         "decoder.blocks.3.cross_attn.key.weight"
-    assert whisper_ggml.ggml_name("model.encoder.layers.0.self_attn.k_proj.weight") == "encoder.blocks.0.attn.key.weight"
+    assert whisper_ggml.ggml_name("model.encoder.layers.0.self_attn.k_proj.weight") == \
+        "encoder.blocks.0.attn.key.weight"
     assert whisper_ggml.ggml_name("model.encoder.layers.1.fc2.bias") == "encoder.blocks.1.mlp.2.bias"
     assert whisper_ggml.ggml_name("model.encoder.layer_norm.weight") == "encoder.ln_post.weight"
     assert whisper_ggml.ggml_name("model.decoder.embed_tokens.weight") == "decoder.token_embedding.weight"
