@@ -12,12 +12,15 @@ import tempfile
 from runfiles import runfiles
 
 
-def run(command: list[str], stdin_path: str | None = None) -> tuple[str, str]:
+def run(command: list[str], stdin_path: str | None = None, env: dict | None = None) -> tuple[str, str]:
     """Runs `command` (stdin from `stdin_path` if given); returns its stdout and
     stderr, the last stderr line being {"peak_rss_mb": ...}. Raises RuntimeError with
-    the end of stderr if it fails."""
+    the end of stderr if it fails. The command's environment is `env` if given (an
+    engine in another venv must not see this one's packages), else this process's with
+    its sys.path as PYTHONPATH (a worker script of this benchmark imports what it does)."""
     launcher = [sys.executable, "-S", runfiles.Create().Rlocation("pteforge/benchmarks/peak_rss.py")]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    if env is None:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     with open(stdin_path or os.devnull, "rb") as stdin, tempfile.TemporaryFile("w+") as out, \
             tempfile.TemporaryFile("w+") as err:
         returncode = subprocess.run(launcher + command, stdin=stdin, stdout=out, stderr=err, env=env,
