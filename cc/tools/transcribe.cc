@@ -263,10 +263,10 @@ int Main(int argc, char** argv) {
     std::fputs(output.c_str(), stdout);
     std::fflush(stdout);
     if (flags.IsSet("stats")) {
-      const std::string heard =
-          speech_seconds >= 0 ? ", \"speech_seconds\": " + std::to_string(speech_seconds).substr(0, 9) : "";
+      char heard[64] = "";
+      if (speech_seconds >= 0) std::snprintf(heard, sizeof(heard), ", \"speech_seconds\": %.3f", speech_seconds);
       std::fprintf(stderr, "{\"file\": \"%s\", \"seconds\": %.3f%s, \"%s\": %zu, \"ms\": %.3f}\n", path.c_str(),
-                   samples->size() / static_cast<double>(transcriber.value()->sampling_rate()), heard.c_str(),
+                   samples->size() / static_cast<double>(transcriber.value()->sampling_rate()), heard,
                    long_form ? "segments" : "windows", units, ms);
     }
   }
