@@ -4,19 +4,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cc/text/strip.h"
+
 namespace pteforge {
 namespace {
-
-std::string Strip(const std::string& text) {
-  const size_t first = text.find_first_not_of(" \t\n\r\f\v");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t\n\r\f\v") - first + 1);
-}
 
 // A subtitle's text: stripped, and "-->" (the cue separator) written "->", as
 // openai-whisper writes it.
 std::string CueText(const std::string& text) {
-  std::string cue = Strip(text);
+  std::string cue = StripWhitespace(text);
   for (size_t at = cue.find("-->"); at != std::string::npos; at = cue.find("-->", at)) cue.replace(at, 3, "->");
   return cue;
 }
@@ -107,7 +103,7 @@ std::string FormatTranscript(const std::vector<TranscriptSegment>& segments, Tra
   std::string out;
   switch (format) {
     case TranscriptFormat::kText:
-      for (const TranscriptSegment& s : segments) out += Strip(s.text) + "\n";
+      for (const TranscriptSegment& s : segments) out += StripWhitespace(s.text) + "\n";
       return out;
     case TranscriptFormat::kSrt:
       for (size_t i = 0; i < segments.size(); ++i) {
