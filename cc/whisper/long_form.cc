@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cc/text/strip.h"
 #include "cc/whisper/compression_ratio.h"
 #include "cc/whisper/suppressed_tokens.h"
 #include "cc/whisper/window_decoder.h"
@@ -13,14 +14,6 @@ namespace {
 constexpr double kSecondsPerFrame = 0.01;  // hop 160 at 16 kHz
 constexpr int64_t kFramesPerToken = 2;     // the encoder's stride: a timestamp step is 0.02 s
 constexpr int64_t kWhisperMaxLength = 448;  // faster-whisper's decoder positions per window
-
-// The text of `text` without the spaces around it, as faster-whisper strips it.
-std::string Strip(const std::string& text) {
-  const size_t first = text.find_first_not_of(" \t\n\r\f\v");
-  if (first == std::string::npos) return "";
-  const size_t last = text.find_last_not_of(" \t\n\r\f\v");
-  return text.substr(first, last - first + 1);
-}
 
 struct Split {
   std::vector<TranscriptSegment> segments;
@@ -117,18 +110,20 @@ StatusOr<LongForm::Decoded> LongForm::DecodeWithFallback(const std::vector<float
   if (options.suppress_blank) decode.suppress_at_begin = model_.info().defaults.begin_suppress_tokens;
   decode.max_initial_timestamp_index = std::lround(options.max_initial_timestamp / 0.02);
   decode.max_length = std::min(kWhisperMaxLength, model_.info().max_target_length);
+  // One model over the window for every temperature: it encodes the window once
+  // (WhisperModel::Windows), as faster-whisper reuses its encoder output.
+  auto window = model_.Windows(features, 1, tokens_.eot);
+  if (!window.ok()) return window.status();
   std::vector<Decoded> all, below_threshold;
   for (size_t i = 0; i < options.temperatures.size(); ++i) {
     decode.temperature = options.temperatures[i];
     decode.seed = options.seed + i;
-    auto window = model_.Windows(features, 1, tokens_.eot);
-    if (!window.ok()) return window.status();
     auto result = DecodeWindow(*window.value(), tokens_, prompt, decode);
     if (!result.ok()) return result.status();
     Decoded decoded{std::move(result.value()), decode.temperature, 0.0};
     auto text = Text(decoded.result.tokens);
     if (!text.ok()) return text.status();
-    decoded.compression_ratio = CompressionRatio(Strip(text.value()));
+    decoded.compression_ratio = CompressionRatio(StripWhitespace(text.value()));
     bool fallback = false;
     if (options.compression_ratio_threshold) {
       if (decoded.compression_ratio > *options.compression_ratio_threshold) {
@@ -164,7 +159,7 @@ StatusOr<std::vector<TranscriptSegment>> LongForm::Run(const WindowFeatures& win
   const int64_t max_length = std::min(kWhisperMaxLength, model_.info().max_target_length);
   std::vector<int64_t> all_tokens;
   if (!options.initial_prompt.empty()) {
-    auto initial = tokenizer_.EncodeWithoutSpecialTokens(" " + Strip(options.initial_prompt));
+    auto initial = tokenizer_.EncodeWithoutSpecialTokens(" " + StripWhitespace(options.initial_prompt));
     if (!initial.ok()) return initial.status();
     all_tokens = std::move(initial.value());
   }
@@ -202,7 +197,7 @@ StatusOr<std::vector<TranscriptSegment>> LongForm::Run(const WindowFeatures& win
     for (TranscriptSegment& segment : split.segments) {
       auto text = Text(segment.tokens);
       if (!text.ok()) return text.status();
-      if (segment.start == segment.end || Strip(text.value()).empty()) continue;
+      if (segment.start == segment.end || StripWhitespace(text.value()).empty()) continue;
       all_tokens.insert(all_tokens.end(), segment.tokens.begin(), segment.tokens.end());
       segment.id = static_cast<int>(segments.size()) + 1;
       segment.seek = previous_seek;

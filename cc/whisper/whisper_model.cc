@@ -33,13 +33,19 @@ class WhisperRows : public MarianModel {
   }
 
   Status Encode(const std::vector<std::vector<int64_t>>& sources, int beams) override {
-    ScopeTimer timer(&encode_ns_);
     std::vector<int64_t> rows;
     for (size_t window = 0; window < sources.size(); ++window) {
       for (int k = 0; k < beams; ++k) rows.push_back(static_cast<int64_t>(window));
     }
+    // The same features for the same rows: the cross-attention cache holds them already
+    // (a window decoded again at another temperature). A search rewrites every
+    // self-attention position before it reads it.
+    if (rows == encoded_rows_) return Status();
+    ScopeTimer timer(&encode_ns_);
     auto result = session_->Execute("encode", {features_, Int64Tensor({static_cast<int64_t>(rows.size())}, rows)});
-    return result.ok() ? Status() : result.status();
+    if (!result.ok()) return result.status();
+    encoded_rows_ = std::move(rows);
+    return Status();
   }
 
   bool CanPrefill() const override { return can_prefill_; }
@@ -79,6 +85,7 @@ class WhisperRows : public MarianModel {
   HostTensor features_;
   TranslateStats* totals_;
   bool can_prefill_ = false;  // programs exported before prefill have none
+  std::vector<int64_t> encoded_rows_;  // each row's window as last encoded
 };
 
 }  // namespace

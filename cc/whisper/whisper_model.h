@@ -38,7 +38,8 @@ class WhisperModel {
                                                        const SearchOptions& search);
   // The program as a Seq2SeqModel over `count` windows' features, for searches of
   // their own (window_decoder.h); its times count in stats() when it goes. The
-  // WhisperModel must outlive it.
+  // WhisperModel must outlive it, and only one may run at a time: it encodes its
+  // features once for the same rows, however many searches run over them.
   StatusOr<std::unique_ptr<Seq2SeqModel>> Windows(const std::vector<float>& features, int64_t count,
                                                   int64_t pad_token);
   // Time in encode and in decode steps since the model was created.
