@@ -34,11 +34,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from pteforge.seq2seq import alignment
 from pteforge.seq2seq import attention_op  # noqa: F401  (defines torch.ops.pteforge.cached_attention)
 
 IMPLEMENTATION = "pteforge_seq2seq_cache"
 # The keyword argument carrying the step's masks: {"self": [n, slots * positions] or
-# None, "cross": ...}, additive (0 or the dtype's lowest value).
+# None, "cross": ...}, additive (0 or the dtype's lowest value); an align pass adds
+# alignment.SCORES.
 MASKS = "pteforge_cache_masks"
 # Set on a decoder attention module: which of MASKS it reads ("self" or "cross").
 _KIND = "_pteforge_cache_kind"
@@ -67,6 +69,9 @@ def cached_attention(module: nn.Module, query: torch.Tensor, key: torch.Tensor, 
     queries = query.reshape(rows, heads, head_dim) if new == 1 else query.transpose(1, 2).reshape(-1, heads, head_dim)
     output = torch.ops.pteforge.cached_attention(queries, key.reshape(-1, head_dim),
                                                  value.reshape(-1, value.shape[-1]), masks[kind], bias, scale)
+    collector = masks.get(alignment.SCORES) if kind == "cross" else None
+    if collector is not None:  # an align pass (alignment.py)
+        collector.add(module, query, key, scale)
     return output.view(rows, new, heads, value.shape[-1]), None
 
 

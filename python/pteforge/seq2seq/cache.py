@@ -15,6 +15,9 @@ reorder_cache over one shared cache, the module pteforge.seq2seq exports.
     prefill(tokens [1, P], decoder_attention_mask [1, T], position [1])      (Whisper)
         row 0's next P tokens at once (a prompt): what P decode_steps of row 0 write,
         and the logits [1, vocab] after the token at `position`.
+    align(tokens [1, T]) -> (scores [heads, T, S], probs [T - 1])           (Whisper)
+        word timing (alignment.py): the alignment heads' cross-attention scores over
+        row 0's source for a teacher-forced sequence, and each next token's probability.
     reorder_cache(beam_rows [n]) -> int64[1]
         row i of the self-attention cache becomes row beam_rows[i] (beam search; beams
         move within their source, whose cross-attention keys are the same).
@@ -40,7 +43,7 @@ import functools
 import torch
 from torch import nn
 
-from pteforge.seq2seq import attention, families, norms
+from pteforge.seq2seq import alignment, attention, families, norms
 
 # transformers' additive attention-mask value (torch.finfo(float32).min).
 _MASKED = torch.finfo(torch.float32).min
@@ -309,22 +312,27 @@ class TextSeq2SeqWithCache(Seq2SeqWithCache):
 class SpeechSeq2SeqWithCache(Seq2SeqWithCache):
     """Whisper: log-mel features in; every source is max_source positions, unmasked."""
 
+    def __init__(self, model: nn.Module, max_rows: int, max_source: int, max_target: int,
+                 max_sources: int | None = None):
+        super().__init__(model, max_rows, max_source, max_target, max_sources)
+        self.alignment_heads = alignment.alignment_heads(model)
+        alignment.mark_alignment_heads([layer.cross_attention for layer in families.decoder_layers(model)],
+                                       self.alignment_heads)
+        # The text tokens: every id below <|endoftext|> (Whisper's special tokens follow it).
+        eos = model.generation_config.eos_token_id
+        self.text_vocab = int(eos[0] if isinstance(eos, (list, tuple)) else eos)
+
     def encode(self, input_features: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         return self._encode(self.model.get_encoder()(input_features=input_features).last_hidden_state, rows)
 
     def decode_step(self, tokens: torch.Tensor, decoder_attention_mask: torch.Tensor) -> torch.Tensor:
         return self._step(tokens, None, decoder_attention_mask)
 
-    def prefill(self, tokens: torch.Tensor, decoder_attention_mask: torch.Tensor,
-                position: torch.Tensor) -> torch.Tensor:
-        """Row 0's next P tokens [1, P] at positions T - P .. T - 1 in one call (a
-        prompt: Whisper's previous text), as P decode_steps of row 0 would write them;
-        returns the logits [1, vocab] after tokens[0, position[0]] alone (the output
-        projection runs on that position only)."""
-        new, length = tokens.shape[1], decoder_attention_mask.shape[1]
-        masks = self._prefill_masks(new, decoder_attention_mask)
-        decoder = self.model.get_decoder()
-        hidden = decoder(
+    def _row_zero(self, tokens: torch.Tensor, length: int, masks: dict) -> torch.Tensor:
+        """The decoder's last hidden state [1, P, hidden] for row 0's tokens [1, P] at
+        positions length - P .. length - 1 (written to its self-attention cache)."""
+        new = tokens.shape[1]
+        return self.model.get_decoder()(
             input_ids=tokens,
             attention_mask=masks["self"].view(1, 1, new, -1),
             past_key_values=self._decoder_cache(1, new, length),
@@ -333,7 +341,37 @@ class SpeechSeq2SeqWithCache(Seq2SeqWithCache):
             use_cache=True,
             **{attention.MASKS: masks},
         ).last_hidden_state
+
+    def prefill(self, tokens: torch.Tensor, decoder_attention_mask: torch.Tensor,
+                position: torch.Tensor) -> torch.Tensor:
+        """Row 0's next P tokens [1, P] at positions T - P .. T - 1 in one call (a
+        prompt: Whisper's previous text), as P decode_steps of row 0 would write them;
+        returns the logits [1, vocab] after tokens[0, position[0]] alone (the output
+        projection runs on that position only)."""
+        length = decoder_attention_mask.shape[1]
+        hidden = self._row_zero(tokens, length, self._prefill_masks(tokens.shape[1], decoder_attention_mask))
         return self.model.get_output_embeddings()(hidden.index_select(1, position)).view(1, -1)
+
+    def align(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Word timing (alignment.py): row 0's whole sequence [1, T] (start tokens,
+        <|notimestamps|>, a window's text, <|endoftext|>) teacher-forced over row 0's
+        source, as CTranslate2's Whisper align runs it. Returns the alignment heads'
+        scaled cross-attention scores [heads, T, source positions] (before the softmax)
+        and, for each position p < T - 1, the probability of tokens[p + 1] among the text
+        tokens [T - 1]. Writes row 0's self-attention positions 0 .. T - 1 as a prefill
+        would (a search rewrites every position before it reads it)."""
+        length = tokens.shape[1]
+        masks = self._prefill_masks(length, torch.ones(1, length, dtype=torch.int64))
+        collector = alignment.ScoreCollector(self.row_sources[:1] if self.max_sources > 1 else None)
+        masks[alignment.SCORES] = collector
+        hidden = self._row_zero(tokens, length, masks)
+        probs = torch.softmax(self.model.get_output_embeddings()(hidden).view(length, -1), dim=-1)
+        # The softmax over text tokens only: the whole one renormalized by the text's
+        # share (1 - the special tokens' share, a slice of 1.6k columns, not 50k).
+        text_share = 1.0 - probs[:, self.text_vocab:].sum(dim=-1)
+        following = tokens[0, 1:].reshape(-1, 1)
+        probs = probs[:-1].gather(1, following).view(-1) / text_share[:-1]
+        return collector.result(), probs
 
 
 def with_cache(model: nn.Module, max_rows: int, max_source: int, max_target: int,

@@ -102,6 +102,8 @@ def _exporter(model: nn.Module, max_source_len: int | None, max_target_len: int,
         quantize_lib.QUANTIZERS[quantize](module)
     notes: list[str] = []
     constants = program_constants.model_constants(model, limits, notes)
+    if families.is_speech(model):  # which heads align's scores are (word timing)
+        constants["alignment_heads"] = torch.tensor(module.alignment_heads, dtype=torch.int64)
     if tokenizer_dir is not None:
         constants.update(program_constants.tokenizer_constants(tokenizer_dir, constants["vocab_size"]))
 
@@ -124,6 +126,13 @@ def _conformance_rows(limits: Limits) -> tuple[list[int], list[int]]:
     rows = [source for source in range(min(limits.max_sources, 2)) for _ in range(beams)]
     swap = [(row // beams) * beams + (beams - 1 - row % beams) for row in range(len(rows))]
     return rows, swap
+
+
+def align_limit(limits: Limits) -> int:
+    """The longest sequence align takes: a window's text (Whisper's search generates at
+    most half the decoder positions) with up to 3 start tokens, <|notimestamps|> and
+    <|endoftext|>."""
+    return min(limits.max_target_len, limits.max_target_len // 2 + 5)
 
 
 def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, constants: dict,
@@ -163,6 +172,11 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
                                     torch.tensor([2])),
                         dynamic_shapes=({1: prompt}, {1: target}, None),
                         input_ranges={0: (0, vocab - 1), 1: (1, 1), 2: (0, 0)})
+        # Word timing: a window's start tokens, <|notimestamps|>, text and <|endoftext|>
+        # (a window's text is at most half the positions: Whisper's search).
+        aligned = Dim("aligned", min=3, max=align_limit(limits))
+        exporter.method("align", (torch.randint(0, vocab, (1, 6), generator=generator),),
+                        dynamic_shapes=({1: aligned},), input_ranges={0: (0, vocab - 1)})
         first, second = (features, pick), (features[:1], torch.tensor([0]))
         row_mask = second_mask = None
     else:
@@ -196,6 +210,7 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
         prompt_tokens = torch.randint(0, vocab, (1, 3), generator=generator)
         calls.append(Call("prefill", (prompt_tokens, ones(1, 4), torch.tensor([1]))))
         calls.append(Call("decode_step", (torch.full((1, 1), start), ones(1, 5))))
+        calls.append(Call("align", (torch.randint(0, vocab, (1, 7), generator=generator),)))
     exporter.call_sequence(calls)
 
 
@@ -227,8 +242,9 @@ def export_seq2seq_lm(
         one source at a time (greedy or with beams) is fastest with 1.
 
     Returns:
-      The program: encode, decode_step, reorder_cache (pteforge.seq2seq.cache), reset_state
-      and the constants of pteforge.seq2seq.program_constants.
+      The program: encode, decode_step, reorder_cache (Whisper: also prefill and align;
+      pteforge.seq2seq.cache), reset_state and the constants of
+      pteforge.seq2seq.program_constants (Whisper: also alignment_heads).
 
     Raises:
       ExportError: the model or a limit is not supported (the message says why), or

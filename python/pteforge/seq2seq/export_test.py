@@ -90,9 +90,9 @@ def test_whisper_int8_on_one_row():
     # Whisper's encoder reads embed_positions.num_embeddings, which the int8 table keeps.
     program = export_seq2seq_lm(tiny_model("whisper"), max_source_len=None, max_target_len=8, max_rows=1,
                                 backend="xnnpack", quantize="int8")
-    # 9 calls of every family, then Whisper's prefill and a step reading what it wrote.
+    # 9 calls of every family, then Whisper's prefill, a step reading what it wrote, align.
     calls = program.report["conformance"]["calls"]
-    assert len(calls) == 11 and calls[-2:] == ["prefill", "decode_step"]
+    assert len(calls) == 12 and calls[-3:] == ["prefill", "decode_step", "align"]
 
 
 @pytest.mark.parametrize("max_rows", [1, 3])
@@ -121,6 +121,36 @@ def test_whisper_prefill_writes_what_row_zeros_steps_write(max_rows):
         following = [m.decode_step(torch.tensor([[11]]), torch.ones(1, 6, dtype=torch.int64))
                      for m in (stepped, prefilled)]
         torch.testing.assert_close(following[0], following[1], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("max_rows", [1, 3])
+def test_whisper_align_gives_the_alignment_heads_attention_and_token_probabilities(max_rows):
+    """align (word timing) against transformers' own forward of the same tokens: the
+    softmax of its scores is the alignment heads' cross-attention (output_attentions),
+    and its probabilities are the next tokens' among the text tokens."""
+    import copy
+
+    from pteforge.seq2seq.cache import with_cache
+
+    model = tiny_model("whisper")
+    model.generation_config.alignment_heads = [[1, 0], [0, 1], [1, 1]]
+    reference = copy.deepcopy(model)
+    reference.set_attn_implementation("eager")
+    module = with_cache(model, max_rows=max_rows, max_source=model.config.max_source_positions, max_target=12)
+    features = torch.randn(2, model.config.num_mel_bins, 2 * model.config.max_source_positions,
+                           generator=torch.Generator().manual_seed(5))
+    tokens = torch.tensor([[3, 9, 4, 40, 7, 2]])
+    with torch.no_grad():
+        # Row 0 reads the second window (its source slot when there are several).
+        module.encode(features if max_rows > 1 else features[1:], torch.tensor([1, 0, 0][:max_rows]))
+        scores, probs = module.align(tokens)
+        want = reference(input_features=features[1:], decoder_input_ids=tokens, output_attentions=True)
+    expected = torch.stack([want.cross_attentions[layer][0, head] for layer, head in [[0, 1], [1, 0], [1, 1]]])
+    torch.testing.assert_close(torch.softmax(scores, dim=-1), expected, atol=1e-5, rtol=1e-4)
+    text = torch.softmax(want.logits[0, :-1, :module.text_vocab], dim=-1)
+    following = tokens[0, 1:].clamp(max=module.text_vocab - 1)
+    expected_probs = text.gather(1, following.view(-1, 1)).view(-1)
+    torch.testing.assert_close(probs, expected_probs, atol=1e-6, rtol=1e-4)
 
 
 def test_settings_naming_tokens_outside_the_vocabulary_are_dropped_with_a_note():

@@ -16,6 +16,7 @@ searches with the model's own generation settings and no flags.
                             generate()'s settings from the model's generation config
                             (transformers' defaults where unset; max_length at most
                             max_target_length)
+    alignment_heads         int64[k, 2] (Whisper): the [layer, head] pairs of align's scores
     tokenizer_json          uint8[n]: the tokenizer.json bytes (only with tokenizer_dir)
 """
 
