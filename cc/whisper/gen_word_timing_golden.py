@@ -61,6 +61,9 @@ SPLIT_TEXTS = [
     ("en", " a\u00a0. b\u3000, c \u2028 d"),  # Python's strip takes Unicode spaces too
     ("en", "No leading space,then.punctuation"),
     ("en", " ()[]{} -- ... ?! ,,"),
+    # Sentence ends that stay words of their own (after a space; not all of the marks
+    # are appended ones), so that cutting them to twice the median shows.
+    ("en", " Wait . Then 。! go ? No"),
 ]
 
 
@@ -266,32 +269,52 @@ def window_cases(tok, rng):
     return lines
 
 
+def heuristic_case(tok, name, segments, times, last, rng):
+    """One window's add_word_timestamps over fixed find_alignment words: `times` gives
+    each word's (start, end)."""
+    eot = tok.token_to_id("<|endoftext|>")
+    text = [t for x in segments for t in x["tokens"] if t < eot]
+    words, word_tokens = fw(tok, "en").split_to_word_tokens(text + [eot])
+    assert len(times) == len(words) - 1, (name, words)
+    fixed = [dict(word=word, tokens=tokens, start=np.float64(start), end=np.float64(end),
+                  probability=np.float64(rng.random()))
+             for word, tokens, (start, end) in zip(words, word_tokens, times)]
+    fake = types.SimpleNamespace(frames_per_second=100, find_alignment=lambda *args: [
+        [dict(a, tokens=list(a["tokens"])) for a in fixed]])
+    segments_in, returned, end, segments_out = run_window(tok, "en", segments, last, fake)
+    golden_words = ", ".join("{%s, %s, %s, %s, %s}" % (s(a["word"]), ids(a["tokens"]), d(a["start"]), d(a["end"]),
+                                                        d(a["probability"])) for a in fixed)
+    return "{%s, {%s}, {%s}, %s, %s, %s, {%s}}," % (s(name), golden_words, segments_in, d(last), returned, end,
+                                                     segments_out)
+
+
 def heuristic_cases(tok, rng):
     """add_word_timestamps on fixed words (find_alignment stood in for): times anywhere,
     halves of a hundredth included (numpy's rounding)."""
     eot = tok.token_to_id("<|endoftext|>")
     lines = []
     for k in range(25):
-        language = "en"
         seek = rng.choice([0, 1, 2917, 12345])
-        segments = window_segments(tok, rng, seek, language)
+        segments = window_segments(tok, rng, seek, "en")
         text = [t for x in segments for t in x["tokens"] if t < eot]
-        words, word_tokens = fw(tok, language).split_to_word_tokens(text + [eot])
-        alignment, time = [], np.float64(rng.randrange(0, 3000) / 1000)
-        for word, tokens in zip(words[:-1], word_tokens[:-1]):
+        times, time = [], rng.randrange(0, 3000) / 1000
+        for _ in fw(tok, "en").split_to_word_tokens(text + [eot])[0][:-1]:
             step = rng.choice([0, 0.005, 0.015, 0.02, 0.035, 0.1, 0.3, 0.5, 1.2, 3.0]) * rng.choice([1, 1, 2, 3])
-            start, time = time, time + np.float64(step)
-            alignment.append(dict(word=word, tokens=tokens, start=start, end=time,
-                                  probability=np.float64(rng.random())))
-        fixed = [dict(a) for a in alignment]
-        fake = types.SimpleNamespace(frames_per_second=100, find_alignment=lambda *args: [
-            [dict(a, tokens=list(a["tokens"])) for a in fixed]])
+            times.append((time, time + step))
+            time += step
         last = rng.choice([0.0, seek / 100, seek / 100 - rng.random() * 10, seek / 100 + rng.random() * 5])
-        segments_in, returned, end, segments_out = run_window(tok, language, segments, last, fake)
-        golden_words = ", ".join("{%s, %s, %s, %s, %s}" % (s(a["word"]), ids(a["tokens"]), d(a["start"]), d(a["end"]),
-                                                            d(a["probability"])) for a in fixed)
-        lines.append("{%s, {%s}, {%s}, %s, %s, %s, {%s}}," % (
-            s("heuristics %d" % k), golden_words, segments_in, d(last), returned, end, segments_out))
+        lines.append(heuristic_case(tok, "heuristics %d" % k, segments, times, last, rng))
+    # The segment's own end when its last word runs on past it, but not below the last
+    # word's start plus the median (0.7 here: durations 0.2 and 1.8), and its own start
+    # when the first word starts over 0.5 s early, but not above its end less the median.
+    hello = tok.encode(" Hello, world.", add_special_tokens=False).ids
+    begin = tok.get_vocab_size()
+    segment = dict(seek=0, start=1.0, end=1.25, tokens=[begin + 50] + hello + [begin + 62])
+    lines.append(heuristic_case(tok, "segment end", [segment], [(1.0, 1.2), (1.2, 1.2), (1.2, 3.0), (3.0, 3.0)],
+                                0.9, rng))
+    segment = dict(seek=0, start=2.9, end=4.0, tokens=[begin + 145] + hello + [begin + 200])
+    lines.append(heuristic_case(tok, "segment start", [segment], [(1.0, 3.0), (3.0, 3.0), (3.0, 3.2), (3.2, 3.2)],
+                                2.9, rng))
     return lines
 
 
