@@ -316,6 +316,28 @@ TEST(WordTiming, AlignmentPathFollowsTheHeadsOverTheKeptFrames) {
   EXPECT_EQ(averaged->front(), (std::pair<int64_t, int64_t>{0, 0}));
 }
 
+// CTranslate2's align on the tiny random Whisper of //models/whisper:tiny_long_ct2, the
+// scores being the same model's alignment heads in transformers (gen_alignment_path_golden.py).
+struct AlignmentPathCase {
+  int64_t heads, tokens, num_frames, sot_length, text_length;
+  std::vector<float> scores;  // [heads, tokens, num_frames / 2]
+  TokenFramePath path;
+};
+
+const std::vector<AlignmentPathCase> kAlignmentPathCases = {
+#include "cc/whisper/alignment_path_golden.inc"
+};
+
+TEST(WordTiming, AlignmentPathEqualsCTranslate2s) {
+  ASSERT_GE(kAlignmentPathCases.size(), 5u);
+  for (const AlignmentPathCase& c : kAlignmentPathCases) {
+    StatusOr<TokenFramePath> path = AlignmentPath(c.scores, c.heads, c.tokens, c.num_frames / 2, c.num_frames,
+                                                  c.sot_length, c.text_length);
+    ASSERT_TRUE(path.ok()) << path.status().ToString();
+    EXPECT_EQ(*path, c.path) << c.num_frames << " frames, " << c.text_length << " text tokens";
+  }
+}
+
 TEST(WordTiming, AlignmentPathIsEmptyWithoutFramesAndChecksShapes) {
   std::vector<float> scores = DiagonalScores(5, 10, 1);
   StatusOr<TokenFramePath> none = AlignmentPath(scores, 1, 5, 10, 1, 1, 2);
