@@ -342,7 +342,9 @@ StatusOr<std::vector<WordTiming>> FindAlignment(const std::vector<int64_t>& text
 
   // Where each word starts in the text (the last, the eot's, only ends the one before).
   std::vector<size_t> boundaries = {0};
-  for (size_t w = 0; w + 1 < split->tokens.size(); ++w) boundaries.push_back(boundaries.back() + split->tokens[w].size());
+  for (size_t w = 0; w + 1 < split->tokens.size(); ++w) {
+    boundaries.push_back(boundaries.back() + split->tokens[w].size());
+  }
   // The frames at which the path enters a new text row.
   std::vector<double> jump_times;
   for (size_t k = 0; k < path.size(); ++k) {
@@ -361,7 +363,8 @@ StatusOr<std::vector<WordTiming>> FindAlignment(const std::vector<int64_t>& text
     word.tokens = split->tokens[w];
     word.start = jump_times[boundaries[w]];
     word.end = jump_times[boundaries[w + 1]];
-    const std::vector<double> probs(text_token_probs.begin() + boundaries[w], text_token_probs.begin() + boundaries[w + 1]);
+    const std::vector<double> probs(text_token_probs.begin() + boundaries[w],
+                                    text_token_probs.begin() + boundaries[w + 1]);
     word.probability = PairwiseSum(probs.data(), probs.size()) / static_cast<double>(probs.size());
     words.push_back(std::move(word));
   }

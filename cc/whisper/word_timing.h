@@ -14,14 +14,18 @@
 //
 // For one window at frame `seek` of `num_frames` frames, after its segments are split:
 //
+//   WordSplitter splitter{tokens.eot, options.language,
+//                         [&](const std::vector<int64_t>& ids) { return tokenizer.Decode(ids); }};
 //   std::vector<int64_t> text = WindowTextTokens(segments, tokens.eot);
 //   // forced pass over sot_sequence + [no_timestamps] + text + [eot]: scores, logits
 //   auto path = AlignmentPath(scores, heads, input_length, 1500, num_frames, sot_length, text.size());
 //   auto probs = TextTokenProbabilities(logits, vocab_size, sot_length, text, tokens.eot);
 //   auto last = AddWordTimestamps(*probs, *path, splitter, last_speech_timestamp, &segments);
 //
-// then, as generate_segments does, seek moves to LastWordEnd(segments) when the window
-// did not end with a single timestamp, and last_speech_timestamp becomes LastWordEnd.
+// then, as generate_segments does, seek moves to round(LastWordEnd(segments) * 100) when
+// the window did not end with a single timestamp and that end is past the window's start,
+// and last_speech_timestamp becomes LastWordEnd (add_word_timestamps' return value is not
+// what generate_segments uses). English-only models split words as "en".
 #ifndef PTEFORGE_CC_WHISPER_WORD_TIMING_H_
 #define PTEFORGE_CC_WHISPER_WORD_TIMING_H_
 
