@@ -23,6 +23,7 @@
 
 #include "cc/runtime/status.h"
 #include "cc/text/hf_text_tokenizer.h"
+#include "cc/whisper/transcript_segment.h"
 #include "cc/whisper/whisper_model.h"
 #include "cc/whisper/whisper_tokens.h"
 
@@ -46,19 +47,6 @@ struct LongFormOptions {
   double max_initial_timestamp = 1.0;  // s
   bool suppress_blank = true;          // no blank or <|endoftext|> as the first token
   uint64_t seed = 0;                   // the sampling of temperatures above 0
-};
-
-struct TranscriptSegment {
-  int id = 0;          // from 1
-  int64_t seek = 0;    // the window's first frame
-  double start = 0;    // s
-  double end = 0;
-  std::string text;
-  std::vector<int64_t> tokens;  // timestamps included
-  double temperature = 0;
-  double avg_logprob = 0;
-  double compression_ratio = 0;
-  double no_speech_prob = 0;
 };
 
 // The features of one window: frames [seek, seek + size) of the file's log-mel,
