@@ -118,6 +118,15 @@ StatusOr<std::unique_ptr<WhisperModel>> WhisperModel::Create(std::unique_ptr<Ses
   model->log_mel_.hop_length = kHopLength;
   model->log_mel_.n_mels = signature->inputs[0].max_sizes[1];
   model->log_mel_.window_samples = signature->inputs[0].max_sizes[2] * kHopLength;
+  const auto& methods = s.methods();
+  if (std::find(methods.begin(), methods.end(), "align") != methods.end()) {
+    auto align = s.Signature("align");
+    if (!align.ok()) return align.status();
+    if (align->inputs.size() != 1 || align->inputs[0].max_sizes.size() != 2) {
+      return Failure(Error::InvalidProgram, "%s: align does not take tokens [1, T]", what.c_str());
+    }
+    model->max_align_tokens_ = align->inputs[0].max_sizes[1];
+  }
   return model;
 }
 
@@ -136,6 +145,41 @@ StatusOr<std::unique_ptr<Seq2SeqModel>> WhisperModel::Windows(const std::vector<
   return std::unique_ptr<Seq2SeqModel>(
       new WhisperRows(session_.get(), info_.vocab_size, pad_token,
                       HostTensor::FromValues(ScalarType::Float, {count, log_mel_.n_mels, frames}, features), &stats_));
+}
+
+StatusOr<WhisperModel::AlignmentScores> WhisperModel::Align(const std::vector<int64_t>& tokens) {
+  const int64_t count = static_cast<int64_t>(tokens.size());
+  if (!CanAlign()) {
+    return Failure(Error::NotSupported,
+                   "this Whisper program has no align method (word timing): export it again with this pteforge");
+  }
+  if (count < 3 || count > max_align_tokens_) {
+    return Failure(Error::InvalidArgument, "align takes 3 to %lld tokens, not %lld",
+                   static_cast<long long>(max_align_tokens_), static_cast<long long>(count));
+  }
+  for (int64_t id : tokens) {
+    if (id < 0 || id >= info_.vocab_size) {
+      return Failure(Error::InvalidArgument, "token %lld is outside the vocabulary of %lld", static_cast<long long>(id),
+                     static_cast<long long>(info_.vocab_size));
+    }
+  }
+  auto result = session_->Execute("align", {Int64Tensor({1, count}, tokens)});
+  if (!result.ok()) return result.status();
+  const HostTensor* scores = result->size() == 2 ? std::get_if<HostTensor>(&result->at(0)) : nullptr;
+  const HostTensor* probs = result->size() == 2 ? std::get_if<HostTensor>(&result->at(1)) : nullptr;
+  if (scores == nullptr || probs == nullptr || scores->dtype != ScalarType::Float || scores->sizes.size() != 3 ||
+      scores->sizes[1] != count || probs->dtype != ScalarType::Float || probs->numel() != count - 1) {
+    return Failure(Error::InvalidProgram, "align returned %zu values, not scores [heads, %lld, frames] and %lld "
+                   "probabilities (float32)", result->size(), static_cast<long long>(count),
+                   static_cast<long long>(count - 1));
+  }
+  AlignmentScores out;
+  out.heads = scores->sizes[0];
+  out.tokens = count;
+  out.frames = scores->sizes[2];
+  out.scores.assign(scores->data<float>(), scores->data<float>() + scores->numel());
+  out.next_token_probs.assign(probs->data<float>(), probs->data<float>() + probs->numel());
+  return out;
 }
 
 StatusOr<std::vector<std::vector<int64_t>>> WhisperModel::Generate(const std::vector<float>& features, int64_t count,

@@ -7,6 +7,7 @@
 #ifndef PTEFORGE_CC_WHISPER_WHISPER_MODEL_H_
 #define PTEFORGE_CC_WHISPER_WHISPER_MODEL_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,21 @@ class WhisperModel {
   // features once for the same rows, however many searches run over them.
   StatusOr<std::unique_ptr<Seq2SeqModel>> Windows(const std::vector<float>& features, int64_t count,
                                                   int64_t pad_token);
+  // Word timing (the program's align method; programs exported before 2026-11-28 have
+  // none): teacher-forces `tokens` (start tokens, <|notimestamps|>, a window's text,
+  // <|endoftext|>) on row 0 over the window last encoded for it, and returns the
+  // alignment heads' scaled cross-attention scores and each next token's probability
+  // among the text tokens. Overwrites row 0's self-attention cache (a search rewrites
+  // it before reading).
+  struct AlignmentScores {
+    int64_t heads = 0, tokens = 0, frames = 0;
+    std::vector<float> scores;            // [heads, tokens, frames], before the softmax
+    std::vector<float> next_token_probs;  // [tokens - 1]: of tokens[p + 1] after p
+  };
+  bool CanAlign() const { return max_align_tokens_ > 0; }
+  // The longest sequence Align takes (0: no align method).
+  int64_t max_align_tokens() const { return max_align_tokens_; }
+  StatusOr<AlignmentScores> Align(const std::vector<int64_t>& tokens);
   // Time in encode and in decode steps since the model was created.
   const TranslateStats& stats() const { return stats_; }
 
@@ -52,6 +68,7 @@ class WhisperModel {
   Seq2SeqProgramInfo info_;
   LogMelOptions log_mel_;
   TranslateStats stats_;
+  int64_t max_align_tokens_ = 0;
 };
 
 }  // namespace pteforge

@@ -244,35 +244,6 @@ StatusOr<TokenFramePath> AlignmentPath(const std::vector<float>& scores, int64_t
   return NegativeDtw(matrix, rows, kept);
 }
 
-StatusOr<std::vector<float>> TextTokenProbabilities(const std::vector<float>& scores, int64_t vocab_size,
-                                                    int64_t sot_length, const std::vector<int64_t>& text_tokens,
-                                                    int64_t eot) {
-  const int64_t length = static_cast<int64_t>(text_tokens.size());
-  if (vocab_size < eot || eot < 1 || sot_length < 0 ||
-      static_cast<int64_t>(scores.size()) < (sot_length + length) * vocab_size ||
-      static_cast<int64_t>(scores.size()) % vocab_size != 0) {
-    return Failure(Error::InvalidArgument,
-                   "TextTokenProbabilities: %zu scores do not hold rows %lld..%lld of %lld (eot %lld)", scores.size(),
-                   static_cast<long long>(sot_length), static_cast<long long>(sot_length + length),
-                   static_cast<long long>(vocab_size), static_cast<long long>(eot));
-  }
-  std::vector<float> probs;
-  probs.reserve(length);
-  for (int64_t t = 0; t < length; ++t) {
-    if (text_tokens[t] < 0 || text_tokens[t] >= eot) {
-      return Failure(Error::InvalidArgument, "TextTokenProbabilities: %lld is not a text token",
-                     static_cast<long long>(text_tokens[t]));
-    }
-    // The row predicting text_tokens[t]: the input there is the token before it.
-    const float* row = scores.data() + (sot_length + t) * vocab_size;
-    const float max = *std::max_element(row, row + eot);
-    float sum = 0;
-    for (int64_t v = 0; v < eot; ++v) sum += std::exp(row[v] - max);
-    probs.push_back(std::exp(row[text_tokens[t]] - max) * (1.f / sum));
-  }
-  return probs;
-}
-
 // --- 2. Words --------------------------------------------------------------------------
 
 StatusOr<WordTokens> SplitTokensOnUnicode(const std::vector<int64_t>& tokens, const WordSplitter& splitter) {

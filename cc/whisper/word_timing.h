@@ -17,10 +17,12 @@
 //   WordSplitter splitter{tokens.eot, options.language,
 //                         [&](const std::vector<int64_t>& ids) { return tokenizer.Decode(ids); }};
 //   std::vector<int64_t> text = WindowTextTokens(segments, tokens.eot);
-//   // forced pass over sot_sequence + [no_timestamps] + text + [eot]: scores, logits
+//   // the forced pass over sot_sequence + [no_timestamps] + text + [eot] (the program's
+//   // align method, WhisperModel::Align): scores, and each text token's probability
 //   auto path = AlignmentPath(scores, heads, input_length, 1500, num_frames, sot_length, text.size());
-//   auto probs = TextTokenProbabilities(logits, vocab_size, sot_length, text, tokens.eot);
-//   auto last = AddWordTimestamps(*probs, *path, splitter, last_speech_timestamp, &segments);
+//   auto last = AddWordTimestamps(probs, *path, splitter, last_speech_timestamp, &segments);
+//
+// (long_form.cc's LongForm::AddWords.)
 //
 // then, as generate_segments does, seek moves to round(LastWordEnd(segments) * 100) when
 // the window did not end with a single timestamp and that end is past the window's start,
@@ -74,13 +76,6 @@ StatusOr<std::vector<float>> MedianFilter(const std::vector<float>& x, int64_t r
 // values it visits. Ties: diagonal or down only when strictly cheaper than both others,
 // else right (even when right is the dearest of three with a tie among the other two).
 TokenFramePath NegativeDtw(const std::vector<float>& x, int64_t rows, int64_t cols);
-
-// The probability of each text token at its position in the forced pass, as CTranslate2's
-// align gives them: a softmax over the ids < eot of row sot_length + t of `scores`
-// ([tokens, vocab_size], logits or log-probabilities alike), taking text_tokens[t].
-StatusOr<std::vector<float>> TextTokenProbabilities(const std::vector<float>& scores, int64_t vocab_size,
-                                                    int64_t sot_length, const std::vector<int64_t>& text_tokens,
-                                                    int64_t eot);
 
 // --- 2. Words (faster-whisper's tokenizer.py and find_alignment) -----------------------
 

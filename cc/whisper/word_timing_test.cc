@@ -348,22 +348,6 @@ TEST(WordTiming, AlignmentPathIsEmptyWithoutFramesAndChecksShapes) {
   EXPECT_FALSE(AlignmentPath(scores, 1, 5, 10, 22, 1, 2).ok());  // 11 frames kept of 10
 }
 
-TEST(WordTiming, TextTokenProbabilitiesAreOverTheTextVocabularyAlone) {
-  // Vocabulary of 4, eot 2: rows 1 and 2 predict text tokens 1 and 0; the special ids'
-  // scores (9) do not count.
-  const float third = std::log(3.f);
-  const std::vector<float> scores = {0, 0, 0, 0,  //
-                                     0, third, 9, 9,  //
-                                     third, 0, 9, 9};
-  StatusOr<std::vector<float>> probs = TextTokenProbabilities(scores, 4, 1, {1, 0}, 2);
-  ASSERT_TRUE(probs.ok()) << probs.status().ToString();
-  ASSERT_EQ(probs->size(), 2u);
-  EXPECT_NEAR((*probs)[0], 0.75f, 1e-6);
-  EXPECT_NEAR((*probs)[1], 0.75f, 1e-6);
-  EXPECT_FALSE(TextTokenProbabilities(scores, 4, 1, {2}, 2).ok());      // eot is not text
-  EXPECT_FALSE(TextTokenProbabilities(scores, 4, 2, {1, 0}, 2).ok());   // past the rows
-}
-
 TEST_F(WordTimingGolden, FindAlignmentRejectsAPathShorterThanTheText) {
   StatusOr<std::vector<int64_t>> ids = tokenizer_->Encode(" Hello world", /*add_special_tokens=*/false);
   ASSERT_TRUE(ids.ok());
