@@ -108,6 +108,9 @@ StatusOr<LongFormOptions> LongFormFlags(const Flags& flags) {
   options.condition_on_previous_text = flags.Get("condition_on_previous_text") == "true";
   options.initial_prompt = flags.Get("initial_prompt");
   options.without_timestamps = flags.IsSet("without_timestamps");
+  options.word_timestamps = flags.IsSet("word_timestamps");
+  options.prepend_punctuations = flags.Get("prepend_punctuations");
+  options.append_punctuations = flags.Get("append_punctuations");
   return options;
 }
 
@@ -152,6 +155,12 @@ int Main(int argc, char** argv) {
   flags.Define("condition_on_previous_text", "long_form: the previous text as the next window's prompt", "true");
   flags.Define("initial_prompt", "long_form: text as if said before the audio");
   flags.DefineSwitch("without_timestamps", "long_form: no timestamps (one segment per window)");
+  flags.DefineSwitch("word_timestamps",
+                     "long_form: each segment's words with their times (in --format=json; segment times follow them)");
+  flags.Define("prepend_punctuations", "--word_timestamps: marks joined to the next word",
+               std::string(kPrependPunctuations));
+  flags.Define("append_punctuations", "--word_timestamps: marks joined to the previous word",
+               std::string(kAppendPunctuations));
   flags.Define("seed", "long_form: the sampling's seed", "0");
   flags.Define("vad", "long_form: a Silero VAD program (//models/silero_vad): transcribe only its speech, as "
                "faster-whisper's vad_filter");

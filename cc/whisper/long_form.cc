@@ -18,6 +18,7 @@ constexpr int64_t kWhisperMaxLength = 448;  // faster-whisper's decoder position
 struct Split {
   std::vector<TranscriptSegment> segments;
   int64_t seek = 0;
+  bool single_timestamp_ending = false;  // nothing said after the last timestamp
 };
 
 // faster-whisper's _split_segments_by_timestamps: segments between consecutive
@@ -28,6 +29,7 @@ Split SplitByTimestamps(const WhisperTokens& t, const std::vector<int64_t>& toke
   Split split;
   const size_t n = tokens.size();
   const bool single_timestamp_ending = n >= 2 && !t.IsTimestamp(tokens[n - 2]) && t.IsTimestamp(tokens[n - 1]);
+  split.single_timestamp_ending = single_timestamp_ending;
   std::vector<size_t> slices;
   for (size_t i = 1; i < n; ++i) {
     if (t.IsTimestamp(tokens[i]) && t.IsTimestamp(tokens[i - 1])) slices.push_back(i);
@@ -80,6 +82,37 @@ StatusOr<std::string> LongForm::Text(const std::vector<int64_t>& tokens) const {
     if (id < tokens_.eot) text.push_back(id);
   }
   return tokenizer_.Decode(text);
+}
+
+Status LongForm::AddWords(const std::vector<int64_t>& start_sequence, int64_t num_frames,
+                          const LongFormOptions& options, double* last_speech_timestamp,
+                          std::vector<TranscriptSegment>* segments) const {
+  // CTranslate2's align: the start tokens, <|notimestamps|>, the window's text and
+  // <|endoftext|>, teacher-forced over the window.
+  const std::vector<int64_t> text = WindowTextTokens(*segments, tokens_.eot);
+  std::vector<int64_t> forced = start_sequence;
+  forced.push_back(tokens_.no_timestamps);
+  forced.insert(forced.end(), text.begin(), text.end());
+  forced.push_back(tokens_.eot);
+  auto aligned = model_.Align(forced);
+  if (!aligned.ok()) return aligned.status();
+  const int64_t sot_length = static_cast<int64_t>(start_sequence.size());
+  auto path = AlignmentPath(aligned->scores, aligned->heads, aligned->tokens, aligned->frames, num_frames, sot_length,
+                            static_cast<int64_t>(text.size()));
+  if (!path.ok()) return path.status();
+  // The probability of text token t: after position sot_length + t (<|notimestamps|> first).
+  const auto first = aligned->next_token_probs.begin() + sot_length;
+  const std::vector<float> probs(first, first + static_cast<int64_t>(text.size()));
+  WordSplitter splitter;
+  splitter.eot = tokens_.eot;
+  splitter.language = options.language;
+  splitter.decode = [this](const std::vector<int64_t>& ids) { return tokenizer_.Decode(ids); };
+  auto last = AddWordTimestamps(probs, path.value(), splitter, *last_speech_timestamp, segments,
+                                options.prepend_punctuations, options.append_punctuations);
+  if (!last.ok()) return last.status();
+  // generate_segments keeps get_end's value, not add_word_timestamps' own.
+  if (const auto end = LastWordEnd(*segments)) *last_speech_timestamp = *end;
+  return Status();
 }
 
 StatusOr<std::vector<int64_t>> LongForm::StartSequence(const LongFormOptions& options) const {
@@ -164,7 +197,12 @@ StatusOr<std::vector<TranscriptSegment>> LongForm::Run(const WindowFeatures& win
     all_tokens = std::move(initial.value());
   }
   size_t prompt_reset_since = 0;
+  if (options.word_timestamps && !model_.CanAlign()) {
+    return Failure(Error::NotSupported, "word timestamps need the program's align method, which programs exported "
+                   "before 2026-11-28 lack: export the model again");
+  }
   std::vector<TranscriptSegment> segments;
+  double last_speech_timestamp = 0;
   int64_t seek = 0;
   while (seek < content_frames) {
     const double time_offset = seek * kSecondsPerFrame;
@@ -194,6 +232,16 @@ StatusOr<std::vector<TranscriptSegment>> LongForm::Run(const WindowFeatures& win
     // A window always moves on (the timestamp rules make the last pair end after 0.00 s;
     // this only guards against a program that breaks them).
     seek = std::max(split.seek, previous_seek + 1);
+    if (options.word_timestamps) {
+      PTEFORGE_RETURN_IF_ERROR(AddWords(start_sequence.value(), segment_size, options, &last_speech_timestamp,
+                                        &split.segments));
+      // The next window starts after the last word said (a window that ends with a single
+      // timestamp has been heard to its end).
+      const auto last_word_end = LastWordEnd(split.segments);
+      if (!split.single_timestamp_ending && last_word_end && *last_word_end > time_offset) {
+        seek = static_cast<int64_t>(std::nearbyint(*last_word_end * 100));  // Python's round(): half to even
+      }
+    }
     for (TranscriptSegment& segment : split.segments) {
       auto text = Text(segment.tokens);
       if (!text.ok()) return text.status();

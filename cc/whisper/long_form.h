@@ -26,6 +26,7 @@
 #include "cc/whisper/transcript_segment.h"
 #include "cc/whisper/whisper_model.h"
 #include "cc/whisper/whisper_tokens.h"
+#include "cc/whisper/word_timing.h"
 
 namespace pteforge {
 
@@ -47,6 +48,11 @@ struct LongFormOptions {
   double max_initial_timestamp = 1.0;  // s
   bool suppress_blank = true;          // no blank or <|endoftext|> as the first token
   uint64_t seed = 0;                   // the sampling of temperatures above 0
+  // Each segment's words with their times (word_timing.h; the program's align method),
+  // which also move where the next window starts, as in faster-whisper.
+  bool word_timestamps = false;
+  std::string prepend_punctuations = std::string(kPrependPunctuations);  // joined to the next word
+  std::string append_punctuations = std::string(kAppendPunctuations);    // joined to the previous one
 };
 
 // The features of one window: frames [seek, seek + size) of the file's log-mel,
@@ -69,6 +75,10 @@ class LongForm {
   StatusOr<Decoded> DecodeWithFallback(const std::vector<float>& features, const std::vector<int64_t>& prompt,
                                        const std::vector<int64_t>& suppressed, const LongFormOptions& options);
   StatusOr<std::string> Text(const std::vector<int64_t>& tokens) const;
+  // add_word_timestamps for one window's segments over its `num_frames` frames, the
+  // window still encoded in the program; updates `last_speech_timestamp`.
+  Status AddWords(const std::vector<int64_t>& start_sequence, int64_t num_frames, const LongFormOptions& options,
+                  double* last_speech_timestamp, std::vector<TranscriptSegment>* segments) const;
 
   WhisperModel& model_;
   const HfTextTokenizer& tokenizer_;

@@ -112,8 +112,20 @@ StatusOr<LongFormTranscript> Transcriber::TranscribeLongForm(const std::vector<f
   if (vad != nullptr) {
     const SpeechTimestampsMap map(speech.chunks, static_cast<int>(sampling_rate()));
     for (TranscriptSegment& segment : transcript.segments) {
-      segment.start = map.OriginalTime(segment.start, /*is_end=*/false);
-      segment.end = map.OriginalTime(segment.end, /*is_end=*/true);
+      if (segment.words.empty()) {
+        segment.start = map.OriginalTime(segment.start, /*is_end=*/false);
+        segment.end = map.OriginalTime(segment.end, /*is_end=*/true);
+        continue;
+      }
+      // restore_speech_timestamps: a word's start and end through the chunk of its
+      // middle; the segment spans its words.
+      for (Word& word : segment.words) {
+        const size_t chunk = map.ChunkIndex((word.start + word.end) / 2);
+        word.start = map.OriginalTime(word.start, chunk);
+        word.end = map.OriginalTime(word.end, chunk);
+      }
+      segment.start = segment.words.front().start;
+      segment.end = segment.words.back().end;
     }
   }
   return transcript;

@@ -64,7 +64,17 @@ std::string Json(const std::vector<TranscriptSegment>& segments) {
     for (size_t t = 0; t < s.tokens.size(); ++t) out += (t ? ", " : "") + std::to_string(s.tokens[t]);
     out += "], \"temperature\": " + Number(s.temperature) + ", \"avg_logprob\": " + Number(s.avg_logprob) +
            ", \"compression_ratio\": " + Number(s.compression_ratio) + ", \"no_speech_prob\": " +
-           Number(s.no_speech_prob) + "}";
+           Number(s.no_speech_prob);
+    if (!s.words.empty()) {  // word timestamps: faster-whisper's Word fields
+      out += ", \"words\": [";
+      for (size_t w = 0; w < s.words.size(); ++w) {
+        const Word& word = s.words[w];
+        out += std::string(w ? ", " : "") + "{\"start\": " + Seconds(word.start) + ", \"end\": " + Seconds(word.end) +
+               ", \"word\": " + JsonString(word.word) + ", \"probability\": " + Number(word.probability) + "}";
+      }
+      out += "]";
+    }
+    out += "}";
   }
   out += segments.empty() ? "]" : "\n]";
   return out + ", \"text\": " + JsonString(text) + "}\n";

@@ -45,20 +45,24 @@ SpeechTimestampsMap::SpeechTimestampsMap(const std::vector<Segment>& chunks, int
   }
 }
 
+size_t SpeechTimestampsMap::ChunkIndex(double seconds, bool is_end) const {
+  const int64_t sample = static_cast<int64_t>(seconds * sample_rate_);  // int(): toward zero
+  const auto exact = std::find(chunk_end_sample_.begin(), chunk_end_sample_.end(), sample);
+  if (is_end && exact != chunk_end_sample_.end()) return exact - chunk_end_sample_.begin();
+  // bisect.bisect: the first chunk ending after the sample.
+  const size_t after =
+      std::upper_bound(chunk_end_sample_.begin(), chunk_end_sample_.end(), sample) - chunk_end_sample_.begin();
+  return std::min(after, chunk_end_sample_.size() - 1);
+}
+
+double SpeechTimestampsMap::OriginalTime(double seconds, size_t chunk_index) const {
+  if (chunk_end_sample_.empty()) return seconds;
+  return std::round((total_silence_before_[chunk_index] + seconds) * 100.0) / 100.0;
+}
+
 double SpeechTimestampsMap::OriginalTime(double seconds, bool is_end) const {
   if (chunk_end_sample_.empty()) return seconds;
-  const int64_t sample = static_cast<int64_t>(seconds * sample_rate_);  // int(): toward zero
-  size_t index = chunk_end_sample_.size() - 1;
-  const auto exact = std::find(chunk_end_sample_.begin(), chunk_end_sample_.end(), sample);
-  if (is_end && exact != chunk_end_sample_.end()) {
-    index = exact - chunk_end_sample_.begin();
-  } else {
-    // bisect.bisect: the first chunk ending after the sample.
-    const size_t after = std::upper_bound(chunk_end_sample_.begin(), chunk_end_sample_.end(), sample) -
-                         chunk_end_sample_.begin();
-    index = std::min(after, index);
-  }
-  return std::round((total_silence_before_[index] + seconds) * 100.0) / 100.0;
+  return OriginalTime(seconds, ChunkIndex(seconds, is_end));
 }
 
 }  // namespace pteforge

@@ -44,6 +44,10 @@ class SpeechTimestampsMap {
  public:
   SpeechTimestampsMap(const std::vector<Segment>& chunks, int sample_rate);
   double OriginalTime(double seconds, bool is_end) const;
+  // get_chunk_index and get_original_time(time, chunk_index): a word's start and end
+  // are mapped through the chunk of its middle (restore_speech_timestamps). Needs a chunk.
+  size_t ChunkIndex(double seconds, bool is_end = false) const;
+  double OriginalTime(double seconds, size_t chunk_index) const;
 
  private:
   int sample_rate_;
