@@ -256,7 +256,7 @@ int Main(int argc, char** argv) {
         const size_t first = text.find_first_not_of(' ');
         output = (first == std::string::npos ? "" : text.substr(first)) + "\n";
       } else {
-        output = FormatTranscript(transcript->segments, format.value());
+        output = FormatTranscript(transcript->segments, format.value(), long_form_options->word_timestamps);
       }
     } else {
       auto result = transcriber.value()->Transcribe(samples.value(), options);

@@ -52,7 +52,7 @@ std::string Seconds(double value) {
   return text;
 }
 
-std::string Json(const std::vector<TranscriptSegment>& segments) {
+std::string Json(const std::vector<TranscriptSegment>& segments, bool words) {
   std::string out = "{\"segments\": [";
   std::string text;
   for (size_t i = 0; i < segments.size(); ++i) {
@@ -65,7 +65,7 @@ std::string Json(const std::vector<TranscriptSegment>& segments) {
     out += "], \"temperature\": " + Number(s.temperature) + ", \"avg_logprob\": " + Number(s.avg_logprob) +
            ", \"compression_ratio\": " + Number(s.compression_ratio) + ", \"no_speech_prob\": " +
            Number(s.no_speech_prob);
-    if (!s.words.empty()) {  // word timestamps: faster-whisper's Word fields
+    if (words) {  // faster-whisper's Word fields
       out += ", \"words\": [";
       for (size_t w = 0; w < s.words.size(); ++w) {
         const Word& word = s.words[w];
@@ -109,7 +109,7 @@ std::string FormatTimestamp(double seconds, bool always_include_hours, char deci
   return text;
 }
 
-std::string FormatTranscript(const std::vector<TranscriptSegment>& segments, TranscriptFormat format) {
+std::string FormatTranscript(const std::vector<TranscriptSegment>& segments, TranscriptFormat format, bool words) {
   std::string out;
   switch (format) {
     case TranscriptFormat::kText:
@@ -129,7 +129,7 @@ std::string FormatTranscript(const std::vector<TranscriptSegment>& segments, Tra
       }
       return out;
     case TranscriptFormat::kJson:
-      return Json(segments);
+      return Json(segments, words);
   }
   return out;
 }

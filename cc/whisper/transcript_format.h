@@ -23,8 +23,10 @@ StatusOr<TranscriptFormat> ParseTranscriptFormat(const std::string& name);
 std::string FormatTimestamp(double seconds, bool always_include_hours, char decimal_marker);
 
 // The whole document for `segments` (an empty transcription gives the format's empty
-// document: nothing, or WebVTT's header, or a JSON object with no segments).
-std::string FormatTranscript(const std::vector<TranscriptSegment>& segments, TranscriptFormat format);
+// document: nothing, or WebVTT's header, or a JSON object with no segments). With
+// `words` (word timestamps ran), JSON gives every segment its "words", empty or not.
+std::string FormatTranscript(const std::vector<TranscriptSegment>& segments, TranscriptFormat format,
+                             bool words = false);
 
 }  // namespace pteforge
 

@@ -46,6 +46,17 @@ TEST(TranscriptFormat, JsonHasEverySegmentField) {
   EXPECT_EQ(FormatTranscript({}, TranscriptFormat::kJson), "{\"segments\": [], \"text\": \"\"}\n");
 }
 
+TEST(TranscriptFormat, JsonHasTheWordsWhenWordTimestampsRan) {
+  std::vector<TranscriptSegment> segments = TwoSegments();
+  segments[0].words = {{" Hello", 0.0, 0.5, 0.25}, {" there.", 0.5, 1.0, 0.75}};
+  const std::string json = FormatTranscript(segments, TranscriptFormat::kJson, /*words=*/true);
+  EXPECT_NE(json.find("\"words\": [{\"start\": 0.00, \"end\": 0.50, \"word\": \" Hello\", \"probability\": 0.25}, "
+                      "{\"start\": 0.50, \"end\": 1.00, \"word\": \" there.\", \"probability\": 0.75}]"),
+            std::string::npos) << json;
+  EXPECT_NE(json.find("\"words\": []"), std::string::npos) << json;  // the second segment: none
+  EXPECT_EQ(FormatTranscript(segments, TranscriptFormat::kJson).find("\"words\""), std::string::npos);
+}
+
 TEST(TranscriptFormat, UnknownFormatsAreRefusedByName) {
   auto format = ParseTranscriptFormat("docx");
   ASSERT_FALSE(format.ok());

@@ -17,7 +17,7 @@ import wave
 import pytest
 from runfiles import runfiles
 
-from models.whisper import faster_whisper_reference
+from models.whisper import compare_words, faster_whisper_reference
 from models.whisper.testdata import speech_files
 from pteforge.support import testing
 
@@ -63,6 +63,35 @@ def test_segments_equal_faster_whispers(both):
         assert mine["no_speech_prob"] == pytest.approx(their["no_speech_prob"], abs=1e-4)
         assert mine["compression_ratio"] == pytest.approx(their["compression_ratio"], rel=1e-12)
     assert ours["text"] == reference["text"]
+
+
+@pytest.fixture(scope="module")
+def with_words():
+    """(faster-whisper's, pteforge's) greedy transcripts with word timestamps."""
+    audio = speech_files.long_recording()
+    reference = faster_whisper_reference.transcribe(audio, ct2_dir=CT2_DIR, threads=1, beam_size=1, language="en",
+                                                    temperature=[0.0], word_timestamps=True)
+    ours = _transcribe("--beams=1", "--temperature=0", "--format=json", "--word_timestamps", audio)
+    assert ours.returncode == 0, ours.stderr
+    return reference, json.loads(ours.stdout)
+
+
+def test_word_timestamps_equal_faster_whispers(with_words):
+    """Each segment's words (text, start, end, probability) and the segments they move:
+    the windows start after the last word (the seeks differ from those without words)."""
+    reference, ours = with_words
+    theirs = reference["segments"]
+    assert [s["tokens"] for s in ours["segments"]] == [s["tokens"] for s in theirs]
+    assert [s["seek"] for s in ours["segments"]] == [s["seek"] for s in theirs]
+    for mine, their in zip(ours["segments"], theirs):
+        assert [w["word"] for w in mine["words"]] == [w["word"] for w in their["words"]]
+        assert mine["start"] == pytest.approx(their["start"], abs=0.005)
+        assert mine["end"] == pytest.approx(their["end"], abs=0.005)
+        for word, expected in zip(mine["words"], their["words"]):
+            assert word["probability"] == pytest.approx(expected["probability"], abs=1e-4)
+    summary = compare_words.compare(reference, ours, tolerance=0.0)
+    assert summary["paired_words"] == summary["reference_words"] >= 10  # random text: few spaces, few words
+    assert summary["exact_times"] == summary["paired_words"], summary
 
 
 def test_subtitles_carry_the_segments(both):

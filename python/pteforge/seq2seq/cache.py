@@ -318,9 +318,14 @@ class SpeechSeq2SeqWithCache(Seq2SeqWithCache):
         self.alignment_heads = alignment.alignment_heads(model)
         alignment.mark_alignment_heads([layer.cross_attention for layer in families.decoder_layers(model)],
                                        self.alignment_heads)
-        # The text tokens: every id below <|endoftext|> (Whisper's special tokens follow it).
+        # The text tokens: every id below <|endoftext|> (Whisper's special tokens follow it),
+        # as a 0/1 column for align's sum (a parameter: a constant of the program, which the
+        # int8 quantizer, taking nn.Linear layers only, leaves in float32).
         eos = model.generation_config.eos_token_id
         self.text_vocab = int(eos[0] if isinstance(eos, (list, tuple)) else eos)
+        vocab = model.get_output_embeddings().weight.shape[0]
+        self.text_columns = nn.Parameter((torch.arange(vocab) < self.text_vocab).to(torch.float32).view(-1, 1),
+                                         requires_grad=False)
 
     def encode(self, input_features: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         return self._encode(self.model.get_encoder()(input_features=input_features).last_hidden_state, rows)
@@ -358,7 +363,7 @@ class SpeechSeq2SeqWithCache(Seq2SeqWithCache):
         source, as CTranslate2's Whisper align runs it. Returns the alignment heads'
         scaled cross-attention scores [heads, T, source positions] (before the softmax)
         and, for each position p < T - 1, the probability of tokens[p + 1] among the text
-        tokens [T - 1]. Writes row 0's self-attention positions 0 .. T - 1 as a prefill
+        tokens [T - 1] (0 where tokens[p + 1] is a special token). Writes row 0's self-attention positions 0 .. T - 1 as a prefill
         would (a search rewrites every position before it reads it)."""
         length = tokens.shape[1]
         masks = self._prefill_masks(length, torch.ones(1, length, dtype=torch.int64))
@@ -366,11 +371,17 @@ class SpeechSeq2SeqWithCache(Seq2SeqWithCache):
         masks[alignment.SCORES] = collector
         hidden = self._row_zero(tokens, length, masks)
         probs = torch.softmax(self.model.get_output_embeddings()(hidden).view(length, -1), dim=-1)
-        # The softmax over text tokens only: the whole one renormalized by the text's
-        # share (1 - the special tokens' share, a slice of 1.6k columns, not 50k).
-        text_share = 1.0 - probs[:, self.text_vocab:].sum(dim=-1)
-        following = tokens[0, 1:].reshape(-1, 1)
-        probs = probs[:-1].gather(1, following).view(-1) / text_share[:-1]
+        vocab = probs.shape[1]
+        # The softmax over the text tokens alone (CTranslate2's): the whole one divided by
+        # the text tokens' share, a matrix product with a constant 0/1 column (no [T,
+        # vocab] copy: the probabilities are read below by a flat index). The floor keeps
+        # a share that underflows (a model whose text tokens all score far below its
+        # special ones) from 0 / 0.
+        share = torch.matmul(probs, self.text_columns).view(-1).clamp_min(torch.finfo(probs.dtype).tiny)
+        following = tokens[0, 1:]
+        picked = probs.reshape(-1).index_select(0, torch.arange(length - 1) * vocab + following) / share[:-1]
+        # A special token is no text token: probability 0 among them.
+        probs = torch.where(following < self.text_vocab, picked, torch.zeros_like(picked))
         return collector.result(), probs
 
 

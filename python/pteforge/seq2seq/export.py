@@ -175,7 +175,7 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
         # Word timing: a window's start tokens, <|notimestamps|>, text and <|endoftext|>
         # (a window's text is at most half the positions: Whisper's search).
         aligned = Dim("aligned", min=3, max=align_limit(limits))
-        exporter.method("align", (torch.randint(0, vocab, (1, 6), generator=generator),),
+        exporter.method("align", (torch.randint(0, vocab, (1, min(6, align_limit(limits))), generator=generator),),
                         dynamic_shapes=({1: aligned},), input_ranges={0: (0, vocab - 1)})
         first, second = (features, pick), (features[:1], torch.tensor([0]))
         row_mask = second_mask = None
@@ -210,7 +210,7 @@ def _add_methods(exporter: MultiMethodExporter, module: Seq2SeqWithCache, consta
         prompt_tokens = torch.randint(0, vocab, (1, 3), generator=generator)
         calls.append(Call("prefill", (prompt_tokens, ones(1, 4), torch.tensor([1]))))
         calls.append(Call("decode_step", (torch.full((1, 1), start), ones(1, 5))))
-        calls.append(Call("align", (torch.randint(0, vocab, (1, 7), generator=generator),)))
+        calls.append(Call("align", (torch.randint(0, vocab, (1, min(7, align_limit(limits))), generator=generator),)))
     exporter.call_sequence(calls)
 
 
