@@ -206,7 +206,11 @@ int Main(int argc, char** argv) {
   auto vad_options = VadFlags(flags);
   if (!vad_options.ok()) return tool.Fail(vad_options.status(), kUsageError);
   if (!long_form && flags.IsSet("vad")) return tool.Fail("--vad needs --decoding=long_form", kUsageError);
-  auto transcriber = Transcriber::Open(flags.Get("model"));
+  // One packed copy of each weight for every method (encode, decode_step, prefill and
+  // align share the decoder's and the output projection's): 114 MB less for tiny.en.
+  SessionOptions session_options;
+  session_options.share_packed_weights = true;
+  auto transcriber = Transcriber::Open(flags.Get("model"), session_options);
   if (!transcriber.ok()) return tool.Fail(transcriber.status());
   std::unique_ptr<VadModel> vad_model;
   VadFilter vad;
