@@ -1,6 +1,7 @@
 """transcribe's long-form decoding on another target (aarch64 Linux under qemu) gives the
-x86_64 build's segments on the same program and recording: the same tokens, times and
-windows, scores within float32 noise (the targets' XNNPACK kernels differ).
+x86_64 build's segments on the same program and recording, with word timestamps: the
+same tokens, times, windows and words, scores within float32 noise (the targets'
+XNNPACK kernels differ).
 
     long_form_on_target_test.py --launcher=RLOCATION
 """
@@ -31,7 +32,7 @@ def main() -> int:
     parser.add_argument("--launcher", required=True)
     args = parser.parse_args()
     flags = [f"--model={PROGRAM}", "--quiet", "--threads=1", "--beams=1", "--temperature=0", "--format=json",
-             speech_files.long_recording()]
+             "--word_timestamps", speech_files.long_recording()]
     host, target = run(HOST_TRANSCRIBE, *flags), run(_RUNFILES.Rlocation(args.launcher), *flags)
     mine, theirs = target["segments"], host["segments"]
     if len({s["seek"] for s in theirs}) < 3:
@@ -43,7 +44,14 @@ def main() -> int:
         for field in ("avg_logprob", "no_speech_prob"):
             if abs(a[field] - b[field]) > 1e-4:
                 sys.exit(f"FAILED: {field} {a[field]} against x86_64's {b[field]}")
-    print(f"{len(mine)} segments in {len({s['seek'] for s in mine})} windows equal x86_64's")
+        words = [(w["word"], w["start"], w["end"]) for w in a["words"]]
+        if words != [(w["word"], w["start"], w["end"]) for w in b["words"]]:
+            sys.exit(f"FAILED: segment {b['id']}'s words differ:\n{b['words']}\n---\n{a['words']}")
+        for mine_word, their_word in zip(a["words"], b["words"]):
+            if abs(mine_word["probability"] - their_word["probability"]) > 1e-4:
+                sys.exit(f"FAILED: word {mine_word} against x86_64's {their_word}")
+    count = sum(len(s["words"]) for s in mine)
+    print(f"{len(mine)} segments in {len({s['seek'] for s in mine})} windows and {count} words equal x86_64's")
     return 0
 
 
