@@ -43,7 +43,7 @@ import functools
 import torch
 from torch import nn
 
-from pteforge.seq2seq import alignment, attention, families, norms
+from pteforge.seq2seq import alignment, attention, families, norms, program_constants
 
 # transformers' additive attention-mask value (torch.finfo(float32).min).
 _MASKED = torch.finfo(torch.float32).min
@@ -321,8 +321,7 @@ class SpeechSeq2SeqWithCache(Seq2SeqWithCache):
         # The text tokens: every id below <|endoftext|> (Whisper's special tokens follow it),
         # as a 0/1 column for align's sum (a parameter: a constant of the program, which the
         # int8 quantizer, taking nn.Linear layers only, leaves in float32).
-        eos = model.generation_config.eos_token_id
-        self.text_vocab = int(eos[0] if isinstance(eos, (list, tuple)) else eos)
+        self.text_vocab = program_constants.eos_token_ids(model)[0]
         vocab = model.get_output_embeddings().weight.shape[0]
         self.text_columns = nn.Parameter((torch.arange(vocab) < self.text_vocab).to(torch.float32).view(-1, 1),
                                          requires_grad=False)
@@ -363,8 +362,9 @@ class SpeechSeq2SeqWithCache(Seq2SeqWithCache):
         source, as CTranslate2's Whisper align runs it. Returns the alignment heads'
         scaled cross-attention scores [heads, T, source positions] (before the softmax)
         and, for each position p < T - 1, the probability of tokens[p + 1] among the text
-        tokens [T - 1] (0 where tokens[p + 1] is a special token). Writes row 0's self-attention positions 0 .. T - 1 as a prefill
-        would (a search rewrites every position before it reads it)."""
+        tokens [T - 1] (0 where tokens[p + 1] is a special token). Writes row 0's
+        self-attention positions 0 .. T - 1 as a prefill would (a search rewrites every
+        position before it reads it)."""
         length = tokens.shape[1]
         masks = self._prefill_masks(length, torch.ones(1, length, dtype=torch.int64))
         collector = alignment.ScoreCollector(self.row_sources[:1] if self.max_sources > 1 else None)

@@ -70,6 +70,11 @@ def _tokens(name: str, value: Any, vocab_size: int, dropped: list[str]) -> torch
     return torch.tensor(flat, dtype=torch.int64)
 
 
+def eos_token_ids(model: nn.Module) -> list[int]:
+    """The ids that end a row: the generation config's, else the model config's."""
+    return token_ids(model.generation_config.eos_token_id) or token_ids(model.config.eos_token_id)
+
+
 def model_constants(model: nn.Module, limits, notes: list[str] | None = None) -> dict[str, Any]:
     """The constants that come from the model, its generation config and the limits.
     What it drops from the generation config is added to `notes` (for the report)."""
@@ -82,7 +87,7 @@ def model_constants(model: nn.Module, limits, notes: list[str] | None = None) ->
         return defaults.get(name) if value is None else value
 
     vocab_size = int(model.get_output_embeddings().weight.shape[0])
-    eos = token_ids(generation.eos_token_id) or token_ids(config.eos_token_id)
+    eos = eos_token_ids(model)
     start = _single(generation.decoder_start_token_id)
     if start < 0:
         start = _single(config.decoder_start_token_id)
