@@ -1,7 +1,8 @@
 // Log-softmax of a row of logits, for beam search: transformers' generate() takes the
 // log-softmax of a step's logits before its beam search's processors and scores. One
 // exp per vocabulary entry (4 x 51865 a step for Whisper with 4 beams), so every pass
-// runs on 4-lane vectors (cc/simd/vectors.h) with a polynomial exp. Written as plain
+// runs on vectors (cc/simd/vectors.h: 8 lanes on x86-64 CPUs with AVX2, else 4) with a
+// polynomial exp. Written as plain
 // loops, the compiler did not vectorize them at -O2 (26 ns per column: 5.5 ms of a
 // 12.8 ms Whisper int8 beam step, measured with perf).
 #ifndef PTEFORGE_CC_GENERATE_LOG_SOFTMAX_H_

@@ -1,11 +1,17 @@
-// CachedAttention against a double-precision attention over the same buffers: several
-// rows and heads, masked positions (skipped), a position bias repeated per slot, widths
-// that are and are not multiples of the vector, and a row with every position masked
-// (the mean of the values, as eager's softmax of equal scores gives).
+// CachedAttention against a double-precision attention over the same buffers, on four
+// lanes and (on x86-64 CPUs with AVX2) eight: several rows and heads, masked positions
+// (skipped), rows that each attend their own slot (a beam's self-attention cache) or a
+// part of one, or their histories' positions spread over the slots, a position bias repeated per slot, widths and head dimensions that are
+// and are not multiples of the vectors, and a row with every position masked (the mean
+// of the values, as eager's softmax of equal scores gives).
 #include "cc/kernels/attention.h"
 
 #include <gtest/gtest.h>
 
+#include "cc/kernels/attention_lanes.h"
+#include "cc/simd/lanes.h"
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -17,10 +23,20 @@ namespace {
 
 constexpr float kMasked = std::numeric_limits<float>::lowest();
 
+enum class Masking {
+  kNone,      // every position
+  kRandom,    // 40% of positions at random; the last row none
+  kSlots,     // row r attends the first r + 1 + 3 r positions of slot r (width / rows each)
+  kHistory,   // row r attends positions 0..r + 8 of the slots, each in a random slot
+              // (beam search's histories after reorders: cache.py's slot table)
+};
+
 struct Case {
   int32_t rows, heads, width, dim, positions;
-  bool mask;
+  Masking masking;
 };
+
+using Kernel = void (*)(const AttentionShape&, const AttentionArgs&);
 
 std::vector<double> Reference(const Case& c, const std::vector<float>& query, const std::vector<float>& keys,
                               const std::vector<float>& values, const std::vector<float>& mask,
@@ -36,9 +52,9 @@ std::vector<double> Reference(const Case& c, const std::vector<float>& query, co
           s += static_cast<double>(query[(r * c.heads + h) * c.dim + i] * scale) * keys[(h * c.width + w) * c.dim + i];
         }
         if (c.positions) s += bias[h * c.positions + w % c.positions];
-        if (c.mask) s += mask[r * c.width + w];
+        if (c.masking != Masking::kNone) s += mask[r * c.width + w];
         // float32's addition of the lowest float absorbs any score, as in eager.
-        if (c.mask && mask[r * c.width + w] == kMasked) s = kMasked;
+        if (c.masking != Masking::kNone && mask[r * c.width + w] == kMasked) s = kMasked;
         scores[w] = s;
         top = std::max(top, s);
       }
@@ -54,12 +70,16 @@ std::vector<double> Reference(const Case& c, const std::vector<float>& query, co
   return out;
 }
 
-TEST(CachedAttention, EqualsTheDoublePrecisionAttention) {
+void ExpectEqualsTheDoublePrecisionAttention(Kernel kernel) {
   std::mt19937 generator(3);
   std::normal_distribution<float> draw(0.0f, 1.0f);
   std::bernoulli_distribution masked(0.4);
-  for (const Case& c : {Case{1, 6, 1500, 64, 0, false}, Case{4, 2, 48, 8, 12, true}, Case{3, 3, 21, 7, 7, true},
-                        Case{2, 1, 5, 3, 0, true}}) {
+  for (const Case& c : {Case{1, 6, 1500, 64, 0, Masking::kNone}, Case{4, 2, 1500, 64, 0, Masking::kNone},
+                        Case{4, 2, 48, 8, 12, Masking::kRandom}, Case{3, 3, 21, 7, 7, Masking::kRandom},
+                        Case{2, 1, 5, 3, 0, Masking::kRandom}, Case{4, 3, 4 * 37, 64, 0, Masking::kSlots},
+                        Case{3, 2, 3 * 30, 72, 30, Masking::kSlots}, Case{5, 2, 5 * 9, 20, 0, Masking::kSlots},
+                        Case{7, 2, 3, 100, 0, Masking::kRandom}, Case{4, 3, 4 * 37, 64, 0, Masking::kHistory},
+                        Case{3, 2, 3 * 30, 72, 30, Masking::kHistory}}) {
     const size_t buffer = static_cast<size_t>(c.heads) * c.width * c.dim;
     std::vector<float> query(static_cast<size_t>(c.rows) * c.heads * c.dim), keys(buffer), values(buffer);
     std::vector<float> mask(static_cast<size_t>(c.rows) * c.width, 0.0f);
@@ -67,23 +87,71 @@ TEST(CachedAttention, EqualsTheDoublePrecisionAttention) {
     for (auto* v : {&query, &keys, &values, &bias}) {
       for (float& x : *v) x = draw(generator);
     }
-    if (c.mask) {
+    if (c.masking == Masking::kRandom) {
       for (float& m : mask) m = masked(generator) ? kMasked : 0.0f;
       mask[0] = 0.0f;
       // The last row attends to nothing.
       std::fill(mask.end() - c.width, mask.end(), kMasked);
+    } else if (c.masking == Masking::kSlots) {
+      const int32_t slot = c.width / c.rows;
+      std::fill(mask.begin(), mask.end(), kMasked);
+      for (int32_t r = 0; r < c.rows; ++r) {
+        const int32_t attended = std::min(slot, 1 + 4 * r);
+        std::fill_n(mask.begin() + static_cast<size_t>(r) * c.width + r * slot, attended, 0.0f);
+      }
+    } else if (c.masking == Masking::kHistory) {
+      const int32_t slot = c.width / c.rows;
+      std::uniform_int_distribution<int32_t> slot_of(0, c.rows - 1);
+      std::fill(mask.begin(), mask.end(), kMasked);
+      for (int32_t r = 0; r < c.rows; ++r) {
+        for (int32_t p = 0; p < std::min(slot, r + 9); ++p) {
+          mask[static_cast<size_t>(r) * c.width + slot_of(generator) * slot + p] = 0.0f;
+        }
+      }
     }
     const float scale = 0.125f;
     const AttentionShape shape = {c.rows, c.heads, c.width, c.dim, c.positions};
     std::vector<float> scratch(AttentionScratchFloats(shape)), out(query.size(), NAN);
-    AttentionArgs args{query.data(), keys.data(), values.data(), c.mask ? mask.data() : nullptr,
+    AttentionArgs args{query.data(), keys.data(), values.data(), c.masking != Masking::kNone ? mask.data() : nullptr,
                        c.positions ? bias.data() : nullptr, scale, scratch.data(), out.data()};
-    CachedAttention(shape, args);
+    kernel(shape, args);
     const std::vector<double> expected = Reference(c, query, keys, values, mask, bias, scale);
     for (size_t i = 0; i < out.size(); ++i) {
-      ASSERT_NEAR(out[i], expected[i], 1e-5) << "rows " << c.rows << " width " << c.width << " at " << i;
+      ASSERT_NEAR(out[i], expected[i], 1e-5) << "rows " << c.rows << " width " << c.width << " dim " << c.dim
+                                             << " at " << i;
     }
   }
+}
+
+TEST(CachedAttention, EqualsTheDoublePrecisionAttentionOnFourLanes) {
+  ExpectEqualsTheDoublePrecisionAttention(lanes4::CachedAttention);
+}
+
+TEST(CachedAttention, EqualsTheDoublePrecisionAttentionOnEightLanes) {
+#if defined(__x86_64__)
+  if (simd::RunLanes() != 8) GTEST_SKIP() << "this CPU has no AVX2 and FMA";
+  ExpectEqualsTheDoublePrecisionAttention(lanes8::CachedAttention);
+#else
+  GTEST_SKIP() << "eight lanes are built for x86-64 only";
+#endif
+}
+
+TEST(CachedAttention, RunsTheCpusWidestLanes) {
+  // What attention.h's entry point runs is one of the two above, bit for bit.
+  const Case c{4, 2, 48, 8, 12, Masking::kNone};
+  std::vector<float> query(4 * 2 * 8, 0.5f), keys(2 * 48 * 8), values(2 * 48 * 8), bias(2 * 12, 0.25f);
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = std::sin(0.1f * i), values[i] = std::cos(0.3f * i);
+  const AttentionShape shape = {c.rows, c.heads, c.width, c.dim, c.positions};
+  std::vector<float> scratch(AttentionScratchFloats(shape)), dispatched(query.size()), direct(query.size());
+  CachedAttention(shape, {query.data(), keys.data(), values.data(), nullptr, bias.data(), 0.125f, scratch.data(),
+                          dispatched.data()});
+  Kernel widest = lanes4::CachedAttention;
+#if defined(__x86_64__)
+  if (simd::RunLanes() == 8) widest = lanes8::CachedAttention;
+#endif
+  widest(shape, {query.data(), keys.data(), values.data(), nullptr, bias.data(), 0.125f, scratch.data(),
+                 direct.data()});
+  EXPECT_EQ(dispatched, direct);
 }
 
 }  // namespace
