@@ -26,7 +26,7 @@ from pteforge.lower import quantize as quantize_lib
 from pteforge.program.exporter import MultiMethodExporter
 from pteforge.program.pte_program import PteProgram
 from pteforge.seq2seq import families, program_constants
-from pteforge.seq2seq.cache import ROW_SOURCES, Seq2SeqWithCache, with_cache
+from pteforge.seq2seq.cache import ROW_SOURCES, SELF_SLOTS, Seq2SeqWithCache, with_cache
 from pteforge.support.errors import ExportError
 from pteforge.support.quiet import held_back
 from pteforge.support.spec import BACKENDS, DYNAMIC_INT8_TOLERANCE, SCALED_TOLERANCE, Call
@@ -108,7 +108,8 @@ def _exporter(model: nn.Module, max_source_len: int | None, max_target_len: int,
         constants.update(program_constants.tokenizer_constants(tokenizer_dir, constants["vocab_size"]))
 
     exporter = MultiMethodExporter(module, name=name or families.model_type(model))
-    exporter.shared_state("cache", *([ROW_SOURCES] if limits.max_sources > 1 else []))
+    exporter.shared_state("cache", *([ROW_SOURCES] if limits.max_sources > 1 else []),
+                          *([SELF_SLOTS] if limits.max_rows > 1 else []))
     for note in notes:
         exporter.note(note)
     _add_methods(exporter, module, constants, limits)

@@ -2,7 +2,8 @@
 eager PyTorch: encode, then one decode_step per position, gives the logits of the
 model's own full forward without a cache (teacher-forced over 8 positions, two sources
 of different lengths, each read by two decoder rows as beams read it, and one source
-read by two rows in a program for one source at a time), so the cache
+read by two rows in a program for one source at a time; and rows that take each other's
+histories midway, as beam search's reorder_cache makes them), so the cache
 layers, the cross-attention keys and values computed in encode, the attention over the
 cache and the masks are what each family's forward expects. Exports of
 the five main families are tested end to end in tests/seq2seq."""
@@ -79,6 +80,43 @@ def test_cached_steps_equal_the_full_forward(family, max_rows, max_sources, rows
             module.encode(ids, mask, rows)
             steps = [module.decode_step(decoder_ids[rows, t:t + 1], mask[rows], ones(t + 1)) for t in range(8)]
     error = (torch.stack(steps, dim=1) - expected[rows]).abs().max().item()
+    assert error < 5e-5 * expected.abs().max().item(), f"{family}: max abs difference {error:.3g}"
+
+
+@pytest.mark.parametrize("family", ["t5", "bart", "whisper"])
+def test_steps_after_a_reorder_continue_the_histories_they_took(family):
+    """Three rows step their own sequences for four positions, then reorder_cache([2, 2,
+    0]): rows 0 and 1 continue sequence 2's first four tokens, row 2 sequence 0's, each
+    with tokens of its own. Every step's logits are the full forward's of the sequence
+    the row has by then."""
+    torch.manual_seed(1)
+    model = MODELS[family]().eval()
+    module = with_cache(model, max_rows=4, max_source=16, max_target=12, max_sources=1)
+    start = model.config.decoder_start_token_id
+    before = torch.cat([torch.full((3, 1), start), torch.randint(3, 90, (3, 3))], dim=1)
+    after = torch.randint(3, 90, (3, 4))
+    taken = torch.tensor([2, 2, 0])
+    rows = torch.zeros(3, dtype=torch.int64)
+    ones = lambda t: torch.ones(3, t, dtype=torch.int64)  # noqa: E731
+    with torch.no_grad():
+        if family == "whisper":
+            features = torch.randn(1, 8, 32)
+            source = dict(input_features=features.expand(3, -1, -1))
+            module.encode(features, rows)
+            step = lambda tokens, t: module.decode_step(tokens, ones(t))  # noqa: E731
+        else:
+            ids = torch.randint(3, 90, (1, 7))
+            mask = torch.ones(1, 7, dtype=torch.int64)
+            source = dict(input_ids=ids.expand(3, -1), attention_mask=mask.expand(3, -1))
+            module.encode(ids, mask, rows)
+            step = lambda tokens, t: module.decode_step(tokens, mask.expand(3, -1), ones(t))  # noqa: E731
+        steps = [step(before[:, t:t + 1], t + 1) for t in range(4)]
+        module.reorder_cache(taken)
+        steps += [step(after[:, t:t + 1], 5 + t) for t in range(4)]
+        first = model(**source, decoder_input_ids=before, use_cache=False).logits
+        second = model(**source, decoder_input_ids=torch.cat([before[taken], after], dim=1), use_cache=False).logits
+    expected = torch.cat([first, second[:, 4:]], dim=1)
+    error = (torch.stack(steps, dim=1) - expected).abs().max().item()
     assert error < 5e-5 * expected.abs().max().item(), f"{family}: max abs difference {error:.3g}"
 
 
