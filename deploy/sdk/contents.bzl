@@ -1,0 +1,19 @@
+"""What each SDK holds (deploy/BUILD.bazel, deploy/sdk/BUILD.bazel)."""
+
+# Linux and Android arm64: portable programs, so that the same list selects the kernels
+# on the runtime from source (which has no XNNPACK) and runs on the wheel's.
+LINUX_PROGRAMS = [
+    "//models:stateful_pte",
+    "//models/silero_vad:silero_vad_pte",
+]
+
+# The components, each after those it requires.
+LINUX_COMPONENTS = ["//deploy/sdk:" + name for name in [
+    "runtime",
+    "kernels",
+    "vad",
+    "text",
+    "translate",
+    "generate",
+    "transcribe",
+]]
