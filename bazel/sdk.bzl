@@ -31,6 +31,7 @@ kernels kept) into one .tar (deploy/sdk/make_sdk.py).
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
 load("//bazel:on_target_test.bzl", "target_transition_attrs", "to_named_target")
+load("@android_ndk//:defs.bzl", "ANDROID_NDK", "MISSING_ANDROID_NDK")
 
 # Must equal python/pyproject.toml's version (//tests/sdk checks it).
 PTEFORGE_VERSION = "0.1.0"
@@ -405,3 +406,19 @@ pteforge_sdk = rule(
     doc = "The SDK of `components`, built for the host, as one .tar.",
     attrs = _host_sdk_attrs(),
 )
+
+def android_ndk_sdk(name, visibility = None, **kwargs):
+    """pteforge_cross_sdk for Android arm64 (bionic, the NDK's clang) when $ANDROID_NDK_HOME
+    names an NDK; otherwise a target Bazel skips, whose constraint's name says what to set
+    (its parts are not analysed: the NDK's toolchain would fail without one).
+
+    Args:
+      name: the SDK.
+      visibility: as usual.
+      **kwargs: pteforge_cross_sdk's attributes, `target` excepted.
+    """
+    if ANDROID_NDK:
+        pteforge_cross_sdk(name = name, target = "android_arm64", visibility = visibility, **kwargs)
+    else:
+        # (A filegroup cannot be incompatible in Bazel 4.2.3.)
+        native.cc_library(name = name, target_compatible_with = [MISSING_ANDROID_NDK], visibility = visibility)

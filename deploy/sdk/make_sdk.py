@@ -249,7 +249,7 @@ def main(argv: list[str]) -> int:
     try:
         for item in args.file:
             source, destination = item.split("=", 1)
-            add(destination, _read(source), os.access(source, os.X_OK) and ".so" in destination)
+            add(destination, _read(source), os.access(source, os.X_OK) and (".so" in destination or destination.startswith("bin/")))
         for path in args.sysroot_library:
             if not os.path.exists(path):
                 raise SdkError(f"{path} is missing (Debian's cross C library: ./bazelw installs it)")
