@@ -17,3 +17,15 @@ LINUX_COMPONENTS = ["//deploy/sdk:" + name for name in [
     "generate",
     "transcribe",
 ]]
+
+# The Cortex-M55: the int8 Silero VAD on CMSIS-NN, as //cc/tools:vad_int8_cortex_m55
+# embeds it (deploy/sdk/BUILD.bazel shares that image's kernels and embedding).
+M55_PROGRAM = "//models/silero_vad:silero_vad_16k_int8_cmsis_nn_pte"
+
+M55_COMPONENTS = ["//deploy/sdk:m55_" + name for name in [
+    "runtime",
+    "kernels",
+    "vad",
+    "embedded",
+    "program",
+]]

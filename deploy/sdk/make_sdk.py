@@ -120,7 +120,13 @@ def cmake_config(description: dict, templates: dict[str, str]) -> str:
 
 def pkg_config(description: dict, component: dict, templates: dict[str, str]) -> str:
     links = []
-    links += component.get("link_options", [])
+    # Bare metal: the link's own flags (CPU, specs, linker script) are a variable, as the
+    # compile flags are: pkgconf 1.8 repeats some of them when a package is reached twice,
+    # and gcc refuses a second --specs.
+    bare_metal = bool(description.get("linker_script"))
+    ldflags = component.get("link_options", []) if bare_metal else []
+    if not bare_metal:
+        links += component.get("link_options", [])
     if component["whole_archive"]:
         links.append(_whole("${libdir}/" + component["whole_archive"]))
     if component["archive"]:
@@ -140,6 +146,7 @@ def pkg_config(description: dict, component: dict, templates: dict[str, str]) ->
         LIBS=" ".join(_pc_quote(link) for link in links),
         CPUFLAGS=" ".join(description.get("cpu_flags", [])),
         CXXFLAGS=" ".join(description.get("cxx_abi_flags", [])),
+        LDFLAGS=" ".join(_pc_quote(flag) for flag in ldflags),
     )
 
 
@@ -171,7 +178,10 @@ def bare_metal_link_options(description: dict, linker_script: str) -> list[str]:
             continue
         if _ABI_FLAG.match(flag) or flag.startswith("--specs=") or flag == "-Wl,--gc-sections":
             kept.append(flag)
-    return list(dict.fromkeys(kept)) + ["-T", linker_script]
+    # One token: pkg-config and CMake de-duplicate flags, which tears "-T" from its
+    # argument. The driver's -T (not -Wl,-T), which gcc hands the linker after every
+    # other argument, so that a firmware's --defsym=__stack_size__ counts wherever it is.
+    return list(dict.fromkeys(kept)) + [f"-T{linker_script}"]
 
 
 def toolchain_file(description: dict, templates: dict[str, str]) -> str:
@@ -249,7 +259,7 @@ def main(argv: list[str]) -> int:
     try:
         for item in args.file:
             source, destination = item.split("=", 1)
-            add(destination, _read(source), os.access(source, os.X_OK) and (".so" in destination or destination.startswith("bin/")))
+            add(destination, _read(source), destination.startswith("bin/") or (os.access(source, os.X_OK) and ".so" in destination))
         for path in args.sysroot_library:
             if not os.path.exists(path):
                 raise SdkError(f"{path} is missing (Debian's cross C library: ./bazelw installs it)")
