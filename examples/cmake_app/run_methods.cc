@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cc/cli/executorch_log.h"
 #include "cc/runtime/session.h"
 #include "cc/runtime/value.h"
 
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s MODEL [METHOD VALUE SIZES]...\n", argv[0]);
     return 2;
   }
+  // ExecuTorch's own log lines: its errors only (it logs info lines on every run).
+  pteforge::RouteExecutorchLog(/*verbose=*/false);
   auto session = pteforge::Session::Open(argv[1]);
   if (!session.ok()) {
     std::fprintf(stderr, "run_methods: %s\n", session.status().ToString().c_str());

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "cc/cli/executorch_log.h"
 #include "cc/runtime/session.h"
 #include "cc/vad/printer.h"
 #include "cc/vad/segments.h"
@@ -32,6 +33,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s MODEL WAV\n", argv[0]);
     return 2;
   }
+  // ExecuTorch's own log lines: its errors only (it logs info lines on every run).
+  pteforge::RouteExecutorchLog(/*verbose=*/false);
   auto session = pteforge::Session::Open(argv[1]);
   if (!session.ok()) return Fail(session.status());
   auto model = pteforge::VadModel::Create(std::move(session.value()), argv[1]);

@@ -1,7 +1,7 @@
 """The out-of-tree CMake app (examples/cmake_app), built against an SDK archive with
 CMake, not Bazel, gives what pteforge's Bazel-built x86_64 tools give on the same .pte:
 run_methods' outputs are pte_run's for the same calls, vad_segments' probabilities and
-segments are the vad tool's.
+segments are the vad tool's; and succeeding, they print nothing on stderr.
 
     cmake_app_test.py --target=x86_64|aarch64|android_arm64_bundle --sdk=<sdk .tar>
         --example=<examples/cmake_app/CMakeLists.txt> --pte_run=<x86_64 pte_run>
@@ -86,6 +86,12 @@ def device_command(target: str, root: str, log_dir: str) -> tuple[list[str], dic
             {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
 
 
+def quiet(result: subprocess.CompletedProcess, what: str) -> None:
+    """A successful run prints its results only: nothing of ExecuTorch's info logging."""
+    if result.stderr.strip():
+        raise Failure(f"{what} succeeded but printed on stderr:\n{result.stderr[-2000:]}")
+
+
 def numbers(text: str) -> list[float]:
     return [float(x) for x in _NUMBER.findall(text)]
 
@@ -105,8 +111,10 @@ def close(a: list[float], b: list[float], tolerance: float) -> bool:
 
 
 def check_methods(device: list[str], env, build: str, pte_run: str, program: str, tolerance: float) -> None:
-    got = run(device + [os.path.join(build, "run_methods"), program] + [part for call in CALLS for part in call],
-              "run_methods", env=env).stdout
+    result = run(device + [os.path.join(build, "run_methods"), program] + [part for call in CALLS for part in call],
+                 "run_methods", env=env)
+    quiet(result, "run_methods")
+    got = result.stdout
     want = run([pte_run, f"--model={program}"] + [f"--call={m}(full({v})[{s.replace('x', ',')}])" for m, v, s in CALLS],
                "pte_run").stdout
     if not got.startswith("methods: set_cache get_cache accumulate\n"):
@@ -126,7 +134,9 @@ def split_vad(output: str) -> tuple[list[float], list[str]]:
 
 def check_vad(device: list[str], env, binary: str, vad: str, program: str, wavs: list[str], tolerance: float) -> None:
     for wav in wavs:
-        got = run(device + [binary, program, wav], "vad_segments", env=env).stdout
+        result = run(device + [binary, program, wav], "vad_segments", env=env)
+        quiet(result, os.path.basename(binary))
+        got = result.stdout
         want = run([vad, f"--model={program}", "--probs", "--units=samples", wav], "vad").stdout
         (probs, segments), (host_probs, host_segments) = split_vad(got), split_vad(want)
         worst = max((abs(a - b) for a, b in zip(probs, host_probs)), default=float("inf"))
