@@ -83,31 +83,34 @@ def _whole(path: str) -> str:
 
 
 def cmake_config(description: dict, templates: dict[str, str]) -> str:
-    """pteforgeConfig.cmake: an INTERFACE IMPORTED target per component."""
+    """pteforgeConfig.cmake: an INTERFACE IMPORTED target per component, over a STATIC
+    IMPORTED target for its archive that names what the archive needs (the components
+    it builds on, shared libraries, flags), so that CMake orders every archive before
+    what it uses whichever components an app links."""
     blocks = []
     for component in description["components"]:
         name = component["name"]
+        needs = [f"pteforge::{required}" for required in component["requires"]]
+        needs += [f"pteforge::shared_{library}" for library in component["shared_libraries"]]
+        needs += component["link_flags"]
         links = []
         if component["whole_archive"]:
             links.append(_whole("${PTEFORGE_PREFIX}/lib/" + component["whole_archive"]))
-        if component["archive"]:
-            links.append("${PTEFORGE_PREFIX}/lib/" + component["archive"])
-        links += [f"pteforge::{required}" for required in component["requires"]]
-        for library in component["shared_libraries"]:
-            links.append(f"pteforge::shared_{library}")
-        links += component["link_flags"]
-        options = list(component.get("link_options", []))
+        links += [f"pteforge::{name}_archive"] if component["archive"] else needs
         shared = "".join(
             f"  _pteforge_shared({library})\n" for library in component["shared_libraries"])
+        archive = Template(templates["archive.cmake.in"]).substitute(
+            NAME=name, ARCHIVE=component["archive"], NEEDS=_cmake_list(needs)) if component["archive"] else ""
         blocks.append(Template(templates["component.cmake.in"]).substitute(
             NAME=name,
             SHARED=shared,
+            ARCHIVE=archive,
             INCLUDES=_cmake_list([
                 "${PTEFORGE_PREFIX}/include" + (f"/{folder}" if folder else "")
                 for folder in component["include_dirs"]]),
             DEFINES=_cmake_list(component["defines"]),
             LINKS=_cmake_list(links),
-            OPTIONS=_cmake_list(options),
+            OPTIONS=_cmake_list(component.get("link_options", [])),
         ))
     return Template(templates["pteforgeConfig.cmake.in"]).substitute(
         VERSION=description["version"],

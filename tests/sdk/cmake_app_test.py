@@ -1,11 +1,15 @@
 """The out-of-tree CMake app (examples/cmake_app), built against an SDK archive with
 CMake, not Bazel, gives what pteforge's Bazel-built x86_64 tools give on the same .pte:
 run_methods' outputs are pte_run's for the same calls, vad_segments' probabilities and
-segments are the vad tool's; and succeeding, they print nothing on stderr.
+segments are the vad tool's, text_tools' translations (4 beams, a tiny BART) and text
+(greedy, a tiny Qwen2) are translate's and generate's; and succeeding, they print
+nothing on stderr.
 
     cmake_app_test.py --target=x86_64|aarch64|android_arm64_bundle --sdk=<sdk .tar>
         --example=<examples/cmake_app/CMakeLists.txt> --pte_run=<x86_64 pte_run>
-        --vad=<x86_64 vad> --pyproject=<python/pyproject.toml> WAV...
+        --vad=<x86_64 vad> --translate=<x86_64 translate> --generate=<x86_64 generate>
+        --seq2seq=<a pteforge.seq2seq .pte> --llm=<a pteforge.llm .pte>
+        --pyproject=<python/pyproject.toml> WAV...
 
   x86_64                the host; also the pkg-config route (g++ with pkg-config's
                         flags) and a clear error for a component the SDK lacks
@@ -148,6 +152,24 @@ def check_vad(device: list[str], env, binary: str, vad: str, program: str, wavs:
               f"as the vad tool's (probabilities within {worst:.1e})")
 
 
+SENTENCES = ["The weather is nice today.", "I like to read books."]
+
+
+def check_text_tools(device: list[str], env, build: str, args) -> None:
+    binary = os.path.join(build, "text_tools")
+    for kind, got_args, want in [
+        ("translate", [args.seq2seq] + SENTENCES, [args.translate, f"--model={args.seq2seq}", "--beams=4"] + SENTENCES),
+        ("generate", [args.llm, SENTENCES[0]],
+         [args.generate, f"--model={args.llm}", "--greedy", "--max_new_tokens=16", SENTENCES[0]]),
+    ]:
+        result = run(device + [binary, kind] + got_args, f"text_tools {kind}", env=env)
+        quiet(result, f"text_tools {kind}")
+        expected = run(want, kind).stdout
+        if result.stdout != expected:
+            raise Failure(f"text_tools {kind} printed {result.stdout!r}, the {kind} tool {expected!r}")
+        print(f"text_tools {kind}: {os.path.basename(got_args[0])}, the {kind} tool's text exactly")
+
+
 def check_loader_stayed_inside(log_dir: str, root: str) -> None:
     opened = set()
     for name in os.listdir(log_dir):
@@ -188,6 +210,10 @@ def main() -> int:
     parser.add_argument("--example", required=True, help="the example's CMakeLists.txt")
     parser.add_argument("--pte_run", required=True)
     parser.add_argument("--vad", required=True)
+    parser.add_argument("--translate", required=True)
+    parser.add_argument("--generate", required=True)
+    parser.add_argument("--seq2seq", required=True, help="a pteforge.seq2seq program")
+    parser.add_argument("--llm", required=True, help="a pteforge.llm program")
     parser.add_argument("--pyproject", required=True)
     parser.add_argument("wavs", nargs="+")
     args = parser.parse_args()
@@ -210,6 +236,7 @@ def main() -> int:
         check_methods(device, env, build, args.pte_run, os.path.join(programs, "stateful.pte"), tolerance)
         check_vad(device, env, os.path.join(build, "vad_segments"), args.vad, os.path.join(programs, "silero_vad.pte"),
                   args.wavs, tolerance)
+        check_text_tools(device, env, build, args)
         if args.target == "android_arm64_bundle":
             check_loader_stayed_inside(log_dir, root)
         if args.target == "x86_64":
