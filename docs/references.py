@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 # Top-level entries of the repository a documented path may start with.
-_TOP = ("bazel/", "cc/", "python/", "models/", "tests/", "toolchains/", "third_party/", "benchmarks/",
+_TOP = ("bazel/", "cc/", "python/", "models/", "tests/", "toolchains/", "third_party/", "benchmarks/", "examples/",
         "deploy/", "docs/", "tools/", ".ci/", "bazelw", "WORKSPACE", "BUILD.bazel", ".bazelrc")
 
 # pteforge's tools as the pages call them -> the Bazel target whose --help lists the

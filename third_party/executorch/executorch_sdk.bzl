@@ -19,6 +19,7 @@ def _from_venv(rctx):
     for part in ["include", "lib", "schema"]:
         rctx.symlink(package.get_child(part), part)
     rctx.symlink(package.get_child("backends").get_child("xnnpack").get_child("serialization"), "xnnpack_schema")
+    rctx.symlink(package.get_child("version.py"), "version.py")
 
 def _from_aarch64_wheel(rctx):
     wheel = pinned_download(rctx, rctx.attr._pins, _AARCH64_WHEEL)
@@ -29,6 +30,7 @@ def _from_aarch64_wheel(rctx):
     for part in ["include", "lib", "schema"]:
         rctx.symlink("wheel/executorch/" + part, part)
     rctx.symlink("wheel/executorch/backends/xnnpack/serialization", "xnnpack_schema")
+    rctx.symlink("wheel/executorch/version.py", "version.py")
 
 def _executorch_sdk_impl(rctx):
     if rctx.attr.source == "venv":

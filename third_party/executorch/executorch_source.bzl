@@ -41,6 +41,7 @@ _TARGETS = {
     "quantized_functions_yaml": "filegroup",
     "quantized_kernel_sources": "filegroup",
     "runtime": "cc_library",
+    "source_info": "filegroup",
 }
 
 _MISSING_CONSTRAINT = "@//third_party/executorch:set_PTEFORGE_EXECUTORCH_SRC_to_an_executorch_source_tree"
@@ -83,7 +84,41 @@ def _executorch_source_impl(rctx):
               "github.com/pytorch/executorch at cff6f4dd32e630945b7188512c1f2b4f102b05ad), " +
               "or unset it to skip the targets that need one.") % (SOURCE_ENV, given, ", ".join(missing)))
     rctx.symlink(tree, "executorch")
+    rctx.file("source_info.json", _source_info(rctx, tree))
     rctx.template("BUILD.bazel", rctx.attr._overlay)
+
+def _commit(rctx, tree):
+    """(commit, how it was found): a git checkout's HEAD, else the commit a snapshot's
+    ORIGIN.md beside the tree names ("... at commit <40 hex digits>"), else unknown."""
+    git = rctx.path(str(tree) + "/.git/HEAD")
+    if git.exists:
+        head = rctx.read(git).strip()
+        if head.startswith("ref: "):
+            ref = rctx.path(str(tree) + "/.git/" + head[len("ref: "):])
+            if ref.exists:
+                return rctx.read(ref).strip(), "git HEAD (" + head[len("ref: "):] + ")"
+            return "unknown", "git HEAD names " + head[len("ref: "):] + ", which is packed"
+        return head, "git HEAD (detached)"
+    origin = rctx.path(str(tree.dirname) + "/ORIGIN.md")
+    if origin.exists:
+        words = rctx.read(origin).replace("\n", " ").split(" ")
+        for i in range(len(words) - 1):
+            commit = words[i + 1].strip("`.,;:()")
+            if words[i] == "commit" and len(commit) == 40:
+                return commit, str(origin)
+    return "unknown", "not a git checkout, and no ORIGIN.md beside it names a commit"
+
+def _source_info(rctx, tree):
+    """What the SDK records of the tree (bazel/sdk.bzl): its version.txt and commit."""
+    version = rctx.path(str(tree) + "/version.txt")
+    commit, found = _commit(rctx, tree)
+    return json.encode_indent(struct(
+        runtime = "ExecuTorch built from source",
+        tree = str(tree),
+        version = rctx.read(version).strip() if version.exists else "unknown",
+        commit = commit,
+        commit_from = found,
+    )) + "\n"
 
 executorch_source = repository_rule(
     implementation = _executorch_source_impl,

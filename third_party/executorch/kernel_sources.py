@@ -49,11 +49,16 @@ def kernel_functions(kernels: dict[str, set[str]], operators: set[str] | None) -
 def source_files(functions: set[str], sources: list[str]) -> list[str]:
     """The files among `sources` that define `functions`; raises KernelSourceError for a
     function no file defines or names."""
+    return sorted({path for paths in defining_files(functions, sources).values() for path in paths})
+
+
+def defining_files(functions: set[str], sources: list[str]) -> dict[str, list[str]]:
+    """Each of `functions` -> the files among `sources` that define it (source_files)."""
     texts = {}
     for path in sources:
         with open(path, encoding="utf-8") as f:
             texts[path] = f.read()
-    chosen = set()
+    chosen = {}
     for function in sorted(functions):
         # A definition starts a line (namespace scope); a call or a declaration inside
         # another function is indented.
@@ -67,13 +72,14 @@ def source_files(functions: set[str], sources: list[str]) -> list[str]:
                 f"no kernel source defines {function} (of the {len(sources)} given): the "
                 "functions yaml and the source tree disagree; point PTEFORGE_EXECUTORCH_SRC "
                 "at one whole ExecuTorch tree")
-        chosen.update(defining)
-    return sorted(chosen)
+        chosen[function] = sorted(defining)
+    return chosen
 
 
-def copy_sources(paths: list[str], library: str, out_dir: str) -> list[str]:
+def copy_sources(paths: list[str], library: str, out_dir: str, preludes: dict[str, str] | None = None) -> list[str]:
     """Copies each file to out_dir/<library>_<name>, a #line naming the original first
-    (portable and quantized both have an op_add.cpp); returns the copies."""
+    (portable and quantized both have an op_add.cpp), after the file's prelude if
+    `preludes` gives one (its dtype selection: kernel_dtypes.py); returns the copies."""
     os.makedirs(out_dir, exist_ok=True)
     copies = []
     for path in paths:
@@ -81,6 +87,6 @@ def copy_sources(paths: list[str], library: str, out_dir: str) -> list[str]:
         with open(path, encoding="utf-8") as f:
             text = f.read()
         with open(copy, "w", encoding="utf-8") as f:
-            f.write(f'#line 1 "{path}"\n{text}')
+            f.write(f'{(preludes or {}).get(path, "")}#line 1 "{path}"\n{text}')
         copies.append(copy)
     return copies

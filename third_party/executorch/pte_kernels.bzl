@@ -16,8 +16,10 @@ the source files that define them are compiled (copies in <name>_registration/ke
 a tree artifact; kernel_sources.py), with the kernels' shared code
 (@executorch_source//:kernel_utils). The primitive operators come with the runtime.
 A program with a delegate (XNNPACK) or an operator that has no kernel fails the build
-with a message that says which and what to do. `<name>_operators` is operators.txt, the
-list of registered operators.
+with a message that says which and what to do. Each kernel is compiled for the dtypes
+its programs use only (kernel_dtypes.py: ExecuTorch's dtype-selective build, keyed by
+file). `<name>_operators` is operators.txt, the list of registered operators;
+`<name>_report` is kernels.json, each operator and the dtypes its kernel keeps.
 
 pteforge's own operators without CMSIS-NN (//cc/kernels:attention_op: an encoder-
 decoder's cached attention) are selected the same way. With `cmsis_nn = True` (programs
@@ -50,6 +52,7 @@ def _kernel_registration_impl(ctx):
     sources = [ctx.actions.declare_file(ctx.label.name + "/" + name) for name in generated]
     kernel_copies = ctx.actions.declare_directory(ctx.label.name + "/kernels")
     operators = ctx.actions.declare_file(ctx.label.name + "/operators.txt")
+    report = ctx.actions.declare_file(ctx.label.name + "/kernels.json")
     templates = ctx.files._templates
     arguments = [
         "--functions_yaml=" + ctx.file._functions_yaml.path,
@@ -77,13 +80,13 @@ def _kernel_registration_impl(ctx):
             ctx.file._quantized_yaml,
             ctx.file._prim_ops,
         ],
-        outputs = sources + [operators, kernel_copies],
+        outputs = sources + [operators, report, kernel_copies],
         mnemonic = "PteKernels",
         progress_message = "Selecting the ExecuTorch kernels of %s" % ctx.label,
     )
     return [
         DefaultInfo(files = depset(sources + [kernel_copies])),
-        OutputGroupInfo(operators = depset([operators])),
+        OutputGroupInfo(operators = depset([operators]), report = depset([report])),
     ]
 
 _kernel_registration = rule(
@@ -149,6 +152,12 @@ def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **
         output_group = "operators",
         testonly = kwargs.get("testonly", False),
     )
+    native.filegroup(
+        name = name + "_report",
+        srcs = [":" + name + "_registration"],
+        output_group = "report",
+        testonly = kwargs.get("testonly", False),
+    )
     native.cc_library(
         name = name,
         srcs = [":" + name + "_registration"],
@@ -159,6 +168,8 @@ def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **
             "-O2",
             "-DNDEBUG",
         ],
+        # The kernel copies' dtype predicate (selected_op_variants.h, kernel_dtypes.py).
+        includes = [name + "_registration/kernels"],
         linkstatic = True,
         # The registration runs from a static initializer that nothing references.
         alwayslink = True,

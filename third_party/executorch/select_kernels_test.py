@@ -6,6 +6,7 @@ that define them copied to be compiled, a cortex_m one on CMSIS-NN exactly ptefo
 kernels it uses."""
 
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -50,10 +51,19 @@ def test_a_portable_program_gets_its_operators(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "operators.txt").read_text().split() == ["aten::addmm.out"]
     assert "addmm_out" in (tmp_path / "portable" / "RegisterCodegenUnboxedKernelsEverything.cpp").read_text()
-    # Only the source that defines addmm_out is compiled, marked as the tree's file.
-    assert os.listdir(tmp_path / "kernels") == ["portable_op_addmm.cpp"]
-    first_line = (tmp_path / "kernels" / "portable_op_addmm.cpp").read_text().splitlines()[0]
-    assert first_line.startswith("#line 1 ") and first_line.endswith('kernels/portable/cpu/op_addmm.cpp"')
+    # Only the source that defines addmm_out is compiled, marked as the tree's file, and
+    # the predicate its dtype selection reads.
+    assert sorted(os.listdir(tmp_path / "kernels")) == ["portable_op_addmm.cpp", "selected_op_variants.h"]
+    lines = (tmp_path / "kernels" / "portable_op_addmm.cpp").read_text().splitlines()
+    line = next(line for line in lines if line.startswith("#line "))
+    assert line.startswith("#line 1 ") and line.endswith('kernels/portable/cpu/op_addmm.cpp"')
+    # Compiled for the dtypes the program gives it: float32 tensors, and its Scalars
+    # alpha and beta (integers in the program), nothing else.
+    kept = json.loads((tmp_path / "kernels.json").read_text())["operators"]
+    assert kept == {"aten::addmm.out": ["Float", "Long"]}
+    selection = next(line for line in lines if line.startswith("#define PTEFORGE_SELECTED_DTYPE"))
+    assert "ScalarType::Float" in selection and "ScalarType::Long" in selection and "Half" not in selection
+    assert lines.index(selection) < lines.index(line)
 
 
 def test_kernels_a_macro_defines_are_found(tmp_path):

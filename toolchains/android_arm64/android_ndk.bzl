@@ -102,13 +102,20 @@ cc_toolchain(
 )
 ''' + _TOOLCHAIN
 
+# What BUILD files can test at loading time (deploy/BUILD.bazel: which Android SDK).
+_DEFS = """ANDROID_NDK = {present}
+MISSING_ANDROID_NDK = "@//toolchains/android_arm64:set_ANDROID_NDK_HOME_to_an_android_ndk"
+"""
+
 def _android_ndk_impl(rctx):
     rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
     ndk = rctx.os.environ.get(_NDK_ENV, "")
     llvm = rctx.path(ndk + "/toolchains/llvm/prebuilt/" + _HOST_TAG) if ndk else None
     compiler = "aarch64-linux-android%d-clang" % rctx.attr.api_level
     # One path component per get_child: Bazel 4.2.3 refuses "bin/..." in one call.
-    if llvm and llvm.get_child("bin").get_child(compiler).exists:
+    usable = bool(llvm) and llvm.get_child("bin").get_child(compiler).exists
+    rctx.file("defs.bzl", _DEFS.format(present = usable))
+    if usable:
         rctx.file("BUILD.bazel", _NDK_BUILD.format(
             api = rctx.attr.api_level,
             llvm = llvm,

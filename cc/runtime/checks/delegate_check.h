@@ -3,7 +3,8 @@
 // ExecuTorch hands a delegate's payload to its backend as it is; a backend that trusts
 // it reads wherever a damaged payload points. The payload is found in the program's
 // bytes (inline data, or a segment after the extended header) and, for the backends
-// pteforge links whose formats it knows (XNNPACK), checked in full.
+// pteforge links whose formats it knows (XNNPACK, where the runtime has it), checked in
+// full.
 #ifndef PTEFORGE_CC_RUNTIME_CHECKS_DELEGATE_CHECK_H_
 #define PTEFORGE_CC_RUNTIME_CHECKS_DELEGATE_CHECK_H_
 
