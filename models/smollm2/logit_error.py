@@ -10,8 +10,11 @@ a second turn) and a chat prompt ("What is the capital of France?" with the chat
 template) followed by the tokens of "The capital of France is", fed one at a time.
 For each call, one JSON line: the float32 logits' scale (largest magnitude) and the
 largest absolute differences program - eager (same quantization), program - float32
-and eager - float32 (float32: the folder's model in eager PyTorch), and whether the
-top token is the same.
+and eager - float32 (float32: the folder's model in eager PyTorch), whether the top
+token is the same, and nudged_vs_eager: how far eager's own logits move when the
+embeddings are nudged by one part in NUDGE (each value times 1 + N(0, 1) / NUDGE,
+seeded), the size of a last-bit difference in the float arithmetic around the
+quantized layers.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ flags.DEFINE_multi_string("quantize", [], "Each --program's quantization: int8 o
 
 CHAT_PROMPT = "What is the capital of France?"
 CHAT_REPLY = "The capital of France is"
+NUDGE = 1e6
 
 
 def main(argv: list[str]) -> int:
@@ -65,10 +69,16 @@ def main(argv: list[str]) -> int:
         with held_back():
             return causal_lm_exporter(model, max_seq_len, quantize).module
 
-    def eager_logits(module, calls):
+    def eager_logits(module, calls, nudge: bool = False):
         module.position.zero_()  # a fresh cache: positions past `position` are never read
+        generator = torch.Generator().manual_seed(0)
+        nudged = lambda layer, args, out: out * (1 + torch.randn(out.shape, generator=generator) / NUDGE)  # noqa: E731
+        hook = module.model.get_input_embeddings().register_forward_hook(nudged) if nudge else None
         with torch.no_grad():
-            return [module.prefill(torch.tensor([ids]))[0] for ids in calls]
+            logits = [module.prefill(torch.tensor([ids]))[0] for ids in calls]
+        if hook:
+            hook.remove()
+        return logits
 
     def program_logits(lm, calls):
         lm.reset()
@@ -80,12 +90,14 @@ def main(argv: list[str]) -> int:
         for name, calls in sequences.items():
             reference, same, ours = (eager_logits(float32, calls), eager_logits(quantized, calls),
                                      program_logits(lm, calls))
-            for index, (ids, f, e, p) in enumerate(zip(calls, reference, same, ours)):
+            nudged = eager_logits(quantized, calls, nudge=True)
+            for index, (ids, f, e, p, n) in enumerate(zip(calls, reference, same, ours, nudged)):
                 largest = lambda a, b: round(float((a - b).abs().max()), 3)  # noqa: E731
                 print(json.dumps({
                     "program": path, "quantize": quantize, "sequence": name, "call": index, "tokens": len(ids),
                     "float32_scale": round(float(f.abs().max()), 2), "program_vs_eager": largest(p, e),
                     "program_vs_float32": largest(p, f), "eager_vs_float32": largest(e, f),
+                    "nudged_vs_eager": largest(n, e),
                     "top_token": {"float32": int(f.argmax()), "eager": int(e.argmax()), "program": int(p.argmax())},
                 }))
     return 0
