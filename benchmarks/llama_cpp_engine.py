@@ -9,6 +9,10 @@ plus llama.cpp's HF -> GGUF converter), in a child process (benchmarks/llama_cpp
               threads=1, prompt_ids=[1, 2, 3], new_tokens=64)
     row["decode_tokens_per_s"], row["tokens"], ...
 
+    with Server(python, worker, gguf="model.gguf", n_ctx=1024) as server:   # a chat's kept cache
+        reply = server.generate(ids, max_new_tokens=32, stops=[2])         # one turn; ids: all so far
+        server.reset()                                                      # a new conversation
+
 hf_model is a folder written by transformers' save_pretrained; without a tokenizer in it
 the worker writes a placeholder one of config.json's vocab_size (its docstring says more).
 From Bazel, give the binary these as data: //tools/llama_cpp:setup,
@@ -107,3 +111,71 @@ def run(python: str, worker_script: str, hf_model: str, work_dir: str, weights: 
         raise RuntimeError(f"llama_cpp_worker ({weights}) printed no JSON line:\n{_tail(result.stdout)}\n"
                            f"{_tail(result.stderr)}") from None
     return row
+
+
+class Server:
+    """llama.cpp in a child process (llama_cpp_worker.py --serve) that keeps its cache
+    between calls: each generate() evaluates only the ids after those already cached, as
+    a chat turn does. From gguf (a GGUF file as it is) or from the conversion of hf_model
+    to weights (Q8_0, Q4_0, F32) made in work_dir (tokenizer: the worker's --tokenizer).
+    Not thread-safe; close() (or `with`)
+    ends the child."""
+
+    def __init__(self, python: str, worker_script: str, *, gguf: str | None = None, hf_model: str | None = None,
+                 work_dir: str | None = None, weights: str | None = None, tokenizer: str = "auto", threads: int = 1,
+                 n_ctx: int = 1024, timeout: float | None = 3600):
+        if bool(gguf) == bool(hf_model):
+            raise ValueError("give gguf, or hf_model with work_dir and weights")
+        source = ([f"--gguf={gguf}"] if gguf else
+                  [f"--hf_model={hf_model}", f"--work_dir={work_dir}", f"--weights={weights}",
+                   f"--tokenizer={tokenizer}"])
+        self.label = os.path.basename(gguf) if gguf else weights
+        self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+        self._process = subprocess.Popen([python, worker_script, "--serve", *source, f"--threads={threads}",
+                                          f"--n_ctx={n_ctx}"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self._stderr, text=True, env=_child_env())
+        self._timeout = timeout
+        self.ready = self._read()  # conversion (minutes the first time) and loading
+
+    def _read(self) -> dict:
+        line = self._process.stdout.readline()
+        if not line:
+            self._process.wait(timeout=self._timeout)
+            self._stderr.seek(0)
+            raise RuntimeError(f"llama_cpp_worker --serve ({self.label}) ended ({self._process.returncode}):\n"
+                               f"{_tail(self._stderr.read())}")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(f"llama_cpp_worker --serve ({self.label}): {answer['error']}")
+        return answer
+
+    def _request(self, request: dict) -> dict:
+        self._process.stdin.write(json.dumps(request) + "\n")
+        self._process.stdin.flush()
+        return self._read()
+
+    def generate(self, ids: list[int], max_new_tokens: int, stops: list[int]) -> list[int]:
+        """The greedy reply to `ids`, which continue the cached ids; it ends with a stop
+        id or after max_new_tokens (its last token stays out of the cache)."""
+        return self._request({"ids": [int(t) for t in ids], "max_new_tokens": int(max_new_tokens),
+                              "stops": [int(t) for t in stops]})["reply"]
+
+    def reset(self) -> None:
+        """Empties the cache: the next generate() starts a conversation."""
+        self._request({"reset": True})
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            self._process.stdin.close()
+            try:
+                self._process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        self._stderr.close()
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

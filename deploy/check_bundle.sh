@@ -4,13 +4,15 @@
 # stateful pte_run call sequence, vad's speech segments in a WAV file (its default
 # model, Silero VAD), generate's text from a tiny language model, greedy and sampled
 # with a seed, translate's text and ids from a tiny Hugging Face encoder-decoder
-# (pteforge.seq2seq) with 4 beams, and transcribe's from a tiny Whisper on the same
-# speech, must print exactly what the x86_64 builds print.
+# (pteforge.seq2seq) with 4 beams, transcribe's from a tiny Whisper on the same speech,
+# and generate --messages's replies and per-turn counts (tokens cached, prefilled,
+# generated) in a three-turn chat on a tiny chat model must be what the x86_64 builds
+# print.
 #
-#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> <transcribe> <whisper.pte>
+#   check_bundle.sh qemu <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> <transcribe> <whisper.pte> <chat.pte> <chat.json>
 #       unpacks into an empty folder and runs under qemu-aarch64 with no sysroot (no -L,
 #       no QEMU_LD_PREFIX); also fails if the loader opens any library outside the bundle
-#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> <transcribe> <whisper.pte> [--serial=SERIAL]
+#   check_bundle.sh adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> <transcribe> <whisper.pte> <chat.pte> <chat.json> [--serial=SERIAL]
 #       pushes to /data/local/tmp on a device (Debian's adb) and runs there
 #
 # Exit status: 0 when every output matches, 1 when one does not or a run fails, 2 when
@@ -24,12 +26,13 @@ ROOT=pteforge-arm64
 fail() { echo "check_bundle: FAIL: $*" >&2; exit 1; }
 missing() { echo "check_bundle: error: $*" >&2; exit 2; }
 
-if [[ $# -lt 12 ]]; then
-  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> <transcribe> <whisper.pte> [serial]" >&2
+if [[ $# -lt 14 ]]; then
+  echo "usage: $0 qemu|adb <bundle.tar> <translate> <pte_run> <stateful.pte> <vad> <speech.wav> <generate> <llm.pte> <seq2seq.pte> <transcribe> <whisper.pte> <chat.pte> <chat.json> [serial]" >&2
   exit 2
 fi
 where="$1" bundle="$2" host_translate="$3" host_pte_run="$4" stateful="$5" host_vad="$6" speech="$7"
-host_generate="$8" llm="$9" seq2seq="${10}" host_transcribe="${11}" whisper="${12}" serial="${13:-}"
+host_generate="$8" llm="$9" seq2seq="${10}" host_transcribe="${11}" whisper="${12}" chat_llm="${13}"
+messages="${14}" serial="${15:-}"
 serial="${serial#--serial=}"
 work="$(mktemp -d "${TEST_TMPDIR:-/tmp}/bundle.XXXXXX")"
 
@@ -45,6 +48,7 @@ case "$where" in
     export PTEFORGE_EMULATOR="qemu-aarch64 -E LD_DEBUG=libs -E LD_DEBUG_OUTPUT=$work/ld"
     on_device() { local program="$1"; shift; (cd "$root" && sh "bin/$program" "$@"); }
     device_speech="$(cd "$(dirname "$speech")" && pwd)/$(basename "$speech")"
+    device_messages="$(cd "$(dirname "$messages")" && pwd)/$(basename "$messages")"
     ;;
   adb)
     command -v adb >/dev/null || missing "adb not found: install Debian's adb (apt install adb), connect the device with USB debugging on"
@@ -58,6 +62,8 @@ case "$where" in
     "${adb_cmd[@]}" shell "cd /data/local/tmp && rm -rf $ROOT && tar xf $ROOT.tar && rm $ROOT.tar"
     "${adb_cmd[@]}" push "$speech" "/data/local/tmp/$ROOT/speech.wav" >/dev/null
     device_speech=speech.wav
+    "${adb_cmd[@]}" push "$messages" "/data/local/tmp/$ROOT/chat.json" >/dev/null
+    device_messages=chat.json
     quote() { printf "'%s' " "${@//\'/\'\\\'\'}"; }
     on_device() {
       local program="$1"; shift
@@ -107,6 +113,18 @@ on_device transcribe --model="models/$(basename "$whisper")" --decoding=windows 
   || fail "transcribe exited with $?"
 cmp -s "$work/transcribe.want" "$work/transcribe.got" || fail "transcribe differs from x86_64"
 
+# The replies, and each turn's --stats line without its timings (from "prefill_ms" on).
+turn_counts() { grep '^{"turn"' "$1" | sed -E 's/, "prefill_ms".*$/}/'; }
+echo "check_bundle: generate --messages, a three-turn chat on a tiny random chat model" >&2
+"$host_generate" --model="$chat_llm" --messages="$messages" --stats --max_new_tokens=16 \
+  > "$work/chat.want" 2> "$work/chat_stats.want"
+on_device generate --model="models/$(basename "$chat_llm")" --messages="$device_messages" --stats \
+  --max_new_tokens=16 > "$work/chat.got" 2> "$work/chat_stats.got" || fail "generate --messages exited with $?"
+[[ "$(turn_counts "$work/chat_stats.want" | wc -l)" == 3 ]] || fail "the x86_64 chat did not answer 3 turns"
+cmp -s "$work/chat.want" "$work/chat.got" || fail "generate --messages's replies differ from x86_64's"
+diff -u <(turn_counts "$work/chat_stats.want") <(turn_counts "$work/chat_stats.got") >&2 \
+  || fail "generate --messages's turns differ from x86_64's"
+
 if [[ "$where" == qemu ]]; then
   # Every library the loader tried or initialized lies inside the unpacked bundle.
   logs=("$work"/ld.*)
@@ -116,4 +134,4 @@ if [[ "$where" == qemu ]]; then
   [[ -z "$outside" ]] || fail "the loader opened libraries outside the bundle: $outside"
   echo "check_bundle: the loader opened $(grep -hoE "calling init: /[^ ]*" "${logs[@]}" | sort -u | wc -l) libraries, all from the bundle" >&2
 fi
-echo "check_bundle: $where: translate (Bergamot and a seq2seq program), pte_run, vad, generate and transcribe print what the x86_64 builds print" >&2
+echo "check_bundle: $where: translate (Bergamot and a seq2seq program), pte_run, vad, generate (text and a chat) and transcribe print what the x86_64 builds print" >&2
