@@ -1,5 +1,5 @@
 // Attention over a cache where it lives: the arithmetic of pteforge::cached_attention
-// (python/pteforge/seq2seq/attention_op.py has its definition in eager PyTorch).
+// (python/pteforge/lower/attention_op.py has its definition in eager PyTorch).
 //
 // A decode step's few query rows attend over every position of a layer's key and value
 // buffers. As XNNPACK batched matmuls, each step first packed both buffers into the

@@ -6,7 +6,7 @@ import torch
 
 from cc.kernels import gen_registration
 from pteforge.cortex_m import ops
-from pteforge.seq2seq import attention_op
+from pteforge.lower import attention_op
 from pteforge.support import testing
 
 

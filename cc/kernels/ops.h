@@ -3,7 +3,7 @@
 //
 // A program names them pteforge::linear.out, pteforge::linear_dq8.out and
 // pteforge::linear_dq16.out (python/pteforge/cortex_m/ops.py has their schemas and eager
-// definitions), and pteforge::cached_attention.out (python/pteforge/seq2seq/attention_op.py).
+// definitions), and pteforge::cached_attention.out (python/pteforge/lower/attention_op.py).
 // The linear kernels are ops.cc's (:ops, on CMSIS-NN on the Cortex-M55); the attention
 // kernel is attention_op.cc's (:attention_op, plain C++ on every target, so an image
 // registers it whenever a program uses it, with or without CMSIS-NN). They are registered

@@ -1,7 +1,8 @@
 """pteforge's grouped attention (attention.py) computes transformers' attention: grouped
 query heads against their key/value head without repeating the cache, with an additive
-mask, soft-capping, and transformers' own sdpa for the calls it does not cover; the
-switch is made on the exported copy, never on the user's model."""
+mask (through pteforge::cached_attention), soft-capping and values of their own size
+(as matmuls), and transformers' own sdpa for the calls it does not cover; the switch is
+made on the exported copy, never on the user's model."""
 
 import pytest
 import torch
@@ -40,10 +41,26 @@ def test_grouped_attention_equals_repeated_heads(heads, kv_heads, q_len):
     torch.testing.assert_close(got, _reference(query, key, value, mask, 0.3))
 
 
-def test_soft_capping_and_a_value_size_of_its_own():
-    query, key, value, mask = _inputs(8, 2, 3, kv_len=12, filled=9, value_dim=4)
-    got, _ = attention.grouped_attention(torch.nn.Module(), query, key, value, mask, scaling=0.5, softcap=2.0)
-    torch.testing.assert_close(got, _reference(query, key, value, mask, 0.5, softcap=2.0))
+@pytest.mark.parametrize("softcap, value_dim", [(2.0, 4), (None, 4), (2.0, 8)])
+def test_soft_capping_and_a_value_size_of_its_own(softcap, value_dim):
+    query, key, value, mask = _inputs(8, 2, 3, kv_len=12, filled=9, value_dim=value_dim)
+    got, _ = attention.grouped_attention(torch.nn.Module(), query, key, value, mask, scaling=0.5, softcap=softcap)
+    torch.testing.assert_close(got, _reference(query, key, value, mask, 0.5, softcap=softcap))
+
+
+def test_the_cache_is_read_by_one_cached_attention_call():
+    """Traced, a step's attention is one pteforge::cached_attention over the cache as it
+    is: no matmul of the cache (which XNNPACK would copy every step), no repeat."""
+    query, key, value, mask = _inputs(9, 3, 1, kv_len=16, filled=11)
+    graph = torch.export.export(_Attention(), (query, key, value, mask), strict=True).graph
+    targets = [str(node.target) for node in graph.nodes if node.op == "call_function"]
+    assert targets.count("pteforge.cached_attention.default") == 1, targets
+    assert not any("bmm" in t or "matmul" in t or "repeat" in t for t in targets), targets
+
+
+class _Attention(torch.nn.Module):
+    def forward(self, query, key, value, mask):
+        return attention.grouped_attention(self, query, key, value, mask, scaling=0.3)[0]
 
 
 def test_calls_it_does_not_cover_go_to_transformers_sdpa():

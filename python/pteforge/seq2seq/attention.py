@@ -5,7 +5,7 @@ Seq2SeqWithCache (cache.py) without copying them out: each buffer is laid out
 [heads, slots, positions, head_dim] (a slot is a decoder row of the self-attention
 cache, or a source of the cross-attention cache), and the step's n query rows, beams
 included, attend over the whole buffer, viewed as [heads, slots * positions, head_dim],
-in one pteforge::cached_attention call (attention_op.py; its kernel,
+in one pteforge::cached_attention call (pteforge/lower/attention_op.py; its kernel,
 cc/kernels/attention.h, reads each key and value vector once for all rows):
 
     scores = (query * scale) [H, n, d] @ keys^T [H, d, slots * positions]
@@ -35,7 +35,7 @@ import torch
 from torch import nn
 
 from pteforge.seq2seq import alignment
-from pteforge.seq2seq import attention_op  # noqa: F401  (defines torch.ops.pteforge.cached_attention)
+from pteforge.lower import attention_op  # noqa: F401  (defines torch.ops.pteforge.cached_attention)
 
 IMPLEMENTATION = "pteforge_seq2seq_cache"
 # The keyword argument carrying the step's masks: {"self": [n, slots * positions] or
