@@ -17,7 +17,7 @@ namespace pteforge {
 namespace kernels {
 
 // For each row r and head h: scores = (query[r, h] * scale) . keys[h, w] + bias[h, w % P]
-// + mask[r, w] over w < width; out[r, h] = softmax(scores) . values[h]. A position whose
+// + mask[r % mask_rows, w] over w < width; out[r, h] = softmax(scores) . values[h]. A position whose
 // mask is the lowest float (transformers' masked value) or -inf adds nothing (its exp is
 // 0 in float32, as in eager PyTorch); a row with every position so masked gets the
 // mean of the values, as eager's softmax of equal scores gives. On eight lanes where

@@ -15,13 +15,16 @@ struct AttentionShape {
   int32_t width;      // positions per head in the buffers (W)
   int32_t head_dim;   // d
   int32_t positions;  // the position bias's length P (width is a multiple), 0 without one
+  // The mask's rows m (rows is a multiple of it): row r reads mask row r % m (a causal
+  // LM's query heads that share a key/value head, one mask row per position); 0: rows.
+  int32_t mask_rows = 0;
 };
 
 struct AttentionArgs {
   const float* query;   // [rows, heads, head_dim]
   const float* keys;    // [heads, width, head_dim]
   const float* values;  // [heads, width, head_dim]
-  const float* mask;    // [rows, width], additive; null: every position
+  const float* mask;    // [mask_rows, width], additive; null: every position
   const float* bias;    // [heads, positions]: added at position w % positions; or null
   float scale;          // the query's factor
   float* scratch;       // AttentionScratchFloats(shape) floats

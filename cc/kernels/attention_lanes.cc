@@ -43,6 +43,8 @@ constexpr int32_t kChunkVectors = 8;
 // transformers' masked value (the lowest float) or -inf: the position adds nothing.
 inline bool Skipped(float mask) { return mask <= kLowest; }
 
+int32_t MaskRows(const AttentionShape& shape) { return shape.mask_rows > 0 ? shape.mask_rows : shape.rows; }
+
 struct Span {
   int32_t first, end;  // positions [first, end); first == end: none
 };
@@ -166,7 +168,7 @@ void Scores(const AttentionShape& shape, const AttentionArgs& args, const float*
         simd::Store4(row_scores, Dot4(queries + static_cast<size_t>(r) * dim, key, dim) + position_bias);
         continue;
       }
-      const float* row_mask = args.mask + static_cast<size_t>(r) * width + w;
+      const float* row_mask = args.mask + static_cast<size_t>(r % MaskRows(shape)) * width + w;
       // None of the four (another beam's history). Compared as floats: GCC 12 for
       // Helium miscompiled the same test on the lanes of a vector comparison at -Os
       // (wrong scores on the Cortex-M55: the OPUS replay caught it).
@@ -183,7 +185,7 @@ void Scores(const AttentionShape& shape, const AttentionArgs& args, const float*
     const float* key = keys + static_cast<size_t>(w) * dim;
     for (int32_t r = 0; r < rows; ++r) {
       if (w < spans[r].first || w >= spans[r].end) continue;
-      const float mask = args.mask != nullptr ? args.mask[static_cast<size_t>(r) * width + w] : 0.0f;
+      const float mask = args.mask != nullptr ? args.mask[static_cast<size_t>(r % MaskRows(shape)) * width + w] : 0.0f;
       float score = kSkipped;
       if (!Skipped(mask)) {
         score = Dot(queries + static_cast<size_t>(r) * dim, key, dim);
@@ -206,7 +208,8 @@ void CachedAttention(const AttentionShape& shape, const AttentionArgs& args) {
   static_assert(sizeof(Span) == 2 * sizeof(float) && alignof(Span) <= alignof(float), "spans fit the scratch");
   Span all = {width, 0};
   for (int32_t r = 0; r < rows; ++r) {
-    spans[r] = Attended(args.mask != nullptr ? args.mask + static_cast<size_t>(r) * width : nullptr, width);
+    spans[r] = Attended(args.mask != nullptr ? args.mask + static_cast<size_t>(r % MaskRows(shape)) * width : nullptr,
+                        width);
     if (spans[r].first < spans[r].end) {
       all.first = spans[r].first < all.first ? spans[r].first : all.first;
       all.end = spans[r].end > all.end ? spans[r].end : all.end;

@@ -36,9 +36,11 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
     return;
   }
   const int64_t width = keys->toTensor().size(0) / heads;
-  if (!mask->isNone() && (!IsFloatTensor(mask) || mask->toTensor().dim() != 2 || mask->toTensor().size(0) != rows ||
-                          mask->toTensor().size(1) != width)) {
-    Fail(context, kOp, "mask must be None or a float32 tensor [rows, width]");
+  // A mask of m rows, m dividing the query's rows, serves row r with its row r % m.
+  const int64_t mask_rows = mask->isNone() ? 1 : (mask->isTensor() ? mask->toTensor().size(0) : 0);
+  if (!mask->isNone() && (!IsFloatTensor(mask) || mask->toTensor().dim() != 2 || mask_rows == 0 ||
+                          rows % mask_rows != 0 || mask->toTensor().size(1) != width)) {
+    Fail(context, kOp, "mask must be None or a float32 tensor [m, width], m dividing the rows");
     return;
   }
   int64_t positions = 0;
@@ -63,7 +65,8 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
     return;
   }
   const AttentionShape shape = {static_cast<int32_t>(rows), static_cast<int32_t>(heads), static_cast<int32_t>(width),
-                                static_cast<int32_t>(dim), static_cast<int32_t>(positions)};
+                                static_cast<int32_t>(dim), static_cast<int32_t>(positions),
+                                static_cast<int32_t>(mask_rows)};
   if (rows == 0 || dim == 0) return;
   auto scratch = context.allocate_temp(AttentionScratchFloats(shape) * sizeof(float), alignof(float));
   if (!scratch.ok()) {

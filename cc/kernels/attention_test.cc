@@ -34,6 +34,7 @@ enum class Masking {
 struct Case {
   int32_t rows, heads, width, dim, positions;
   Masking masking;
+  int32_t mask_rows = 0;  // rows r and r + mask_rows share a mask row (0: none do)
 };
 
 using Kernel = void (*)(const AttentionShape&, const AttentionArgs&);
@@ -52,9 +53,10 @@ std::vector<double> Reference(const Case& c, const std::vector<float>& query, co
           s += static_cast<double>(query[(r * c.heads + h) * c.dim + i] * scale) * keys[(h * c.width + w) * c.dim + i];
         }
         if (c.positions) s += bias[h * c.positions + w % c.positions];
-        if (c.masking != Masking::kNone) s += mask[r * c.width + w];
+        const int32_t m = c.mask_rows > 0 ? r % c.mask_rows : r;
+        if (c.masking != Masking::kNone) s += mask[m * c.width + w];
         // float32's addition of the lowest float absorbs any score, as in eager.
-        if (c.masking != Masking::kNone && mask[r * c.width + w] == kMasked) s = kMasked;
+        if (c.masking != Masking::kNone && mask[m * c.width + w] == kMasked) s = kMasked;
         scores[w] = s;
         top = std::max(top, s);
       }
@@ -79,7 +81,9 @@ void ExpectEqualsTheDoublePrecisionAttention(Kernel kernel) {
                         Case{2, 1, 5, 3, 0, Masking::kRandom}, Case{4, 3, 4 * 37, 64, 0, Masking::kSlots},
                         Case{3, 2, 3 * 30, 72, 30, Masking::kSlots}, Case{5, 2, 5 * 9, 20, 0, Masking::kSlots},
                         Case{7, 2, 3, 100, 0, Masking::kRandom}, Case{4, 3, 4 * 37, 64, 0, Masking::kHistory},
-                        Case{3, 2, 3 * 30, 72, 30, Masking::kHistory}}) {
+                        Case{3, 2, 3 * 30, 72, 30, Masking::kHistory},
+                        // A causal LM's grouped heads: 3 heads x 4 positions, a mask row each.
+                        Case{12, 2, 40, 64, 0, Masking::kRandom, 4}, Case{6, 3, 37, 16, 0, Masking::kSlots, 2}}) {
     const size_t buffer = static_cast<size_t>(c.heads) * c.width * c.dim;
     std::vector<float> query(static_cast<size_t>(c.rows) * c.heads * c.dim), keys(buffer), values(buffer);
     std::vector<float> mask(static_cast<size_t>(c.rows) * c.width, 0.0f);
@@ -110,7 +114,7 @@ void ExpectEqualsTheDoublePrecisionAttention(Kernel kernel) {
       }
     }
     const float scale = 0.125f;
-    const AttentionShape shape = {c.rows, c.heads, c.width, c.dim, c.positions};
+    const AttentionShape shape = {c.rows, c.heads, c.width, c.dim, c.positions, c.mask_rows};
     std::vector<float> scratch(AttentionScratchFloats(shape)), out(query.size(), NAN);
     AttentionArgs args{query.data(), keys.data(), values.data(), c.masking != Masking::kNone ? mask.data() : nullptr,
                        c.positions ? bias.data() : nullptr, scale, scratch.data(), out.data()};

@@ -80,14 +80,14 @@ def _cached_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tenso
     value [1, KV, S, d] (the cache as it is), mask [1, 1, T, S]; returns [1, T, H, dv].
     The operator's rows are the query heads that share a key/value head, by position:
     row g * T + t is head k * G + g at position t for every key/value head k, so each
-    sees mask row t."""
+    sees mask row t (the operator's rows r and r + T share a mask row: no copy of the
+    mask per group, which at max_seq_len positions would be a large one per layer)."""
     _, heads, q_len, head_dim = query.shape
     kv_heads, kv_len = key.shape[1], key.shape[2]
     groups = heads // kv_heads
     rows = query.reshape(kv_heads, groups * q_len, head_dim).transpose(0, 1)  # [G*T, KV, d]
-    masks = mask.reshape(1, q_len, kv_len).expand(groups, q_len, kv_len).reshape(groups * q_len, kv_len)
     output = torch.ops.pteforge.cached_attention(rows, key.reshape(-1, head_dim), value.reshape(-1, value.shape[-1]),
-                                                 masks, None, scale)  # [G*T, KV, dv]
+                                                 mask.reshape(q_len, kv_len), None, scale)  # [G*T, KV, dv]
     return output.view(groups, q_len, kv_heads, -1).permute(1, 2, 0, 3).reshape(1, q_len, heads, -1)
 
 

@@ -1,11 +1,14 @@
 """pteforge::cached_attention: a decode step's attention over a cache buffer, in place.
 
     cached_attention(query [n, H, d], keys [H * W, d], values [H * W, d],
-                     mask [n, W]?, position_bias [H, P]?, scale) -> [n, H, d]
+                     mask [m, W]?, position_bias [H, P]?, scale) -> [n, H, d]
 
 For each row r and head h (keys and values viewed [H, W, d]):
-    scores = (query[r, h] * scale) @ keys[h]^T + position_bias[h, w % P] + mask[r, w]
+    scores = (query[r, h] * scale) @ keys[h]^T + position_bias[h, w % P] + mask[r % m, w]
     out[r, h] = softmax(scores) @ values[h]
+
+(m divides n: rows r and r + m share a mask row, as a causal LM's query heads that
+share a key/value head see the same positions; encoder-decoders give every row its own.)
 
 What attention.py's XNNPACK form computes, as one operator whose kernel
 (cc/kernels/attention.h) reads each key and value vector once where the cache holds
@@ -48,7 +51,7 @@ def cached_attention_reference(query: torch.Tensor, keys: torch.Tensor, values: 
         scores = (scores.view(heads, rows, width // positions, positions)
                   + position_bias.view(heads, 1, 1, positions)).view(heads, rows, width)
     if mask is not None:
-        scores = scores + mask.view(1, rows, width)
+        scores = scores + mask.repeat(rows // mask.shape[0], 1).view(1, rows, width)
     probs = torch.softmax(scores, dim=-1)
     return torch.bmm(probs, values.view(heads, width, dim)).transpose(0, 1).contiguous()
 
