@@ -84,17 +84,24 @@ def setup_python(setup_script: str, timeout: float | None = 3600) -> str:
     return python
 
 
-def run(python: str, worker_script: str, hf_model: str, work_dir: str, weights: str, threads: int,
-        prompt_ids: list[int], new_tokens: int, timeout: float | None = 3600) -> dict:
-    """One greedy generation by llama.cpp in a child process (GGUF made in work_dir if not
-    there yet): the worker's JSON line as a dict (engine, weights, threads,
-    prefill_tokens_per_s, decode_tokens_per_s, ttft_ms, peak_rss_mb, file_mb, convert_s,
-    tokens, llama_cpp_version, ...). RuntimeError, with the worker's stderr tail, on failure."""
-    if weights not in WEIGHTS:
+def run(python: str, worker_script: str, hf_model: str | None, work_dir: str | None, weights: str, threads: int,
+        prompt_ids: list[int], new_tokens: int, timeout: float | None = 3600, gguf: str | None = None,
+        n_ctx: int = 256, tokenizer: str = "auto") -> dict:
+    """One greedy generation by llama.cpp in a child process, from the conversion of
+    hf_model to weights (made in work_dir if not there yet) or from `gguf`, a file as it
+    is (weights is then its label; tokenizer: the worker's --tokenizer for a conversion):
+    the worker's JSON line as a dict (engine, weights,
+    threads, prefill_tokens_per_s, decode_tokens_per_s, ttft_ms, peak_rss_mb, file_mb,
+    convert_s, tokens, llama_cpp_version, ...). RuntimeError, with the worker's stderr
+    tail, on failure."""
+    if gguf is None and weights not in WEIGHTS:
         raise ValueError(f"weights={weights!r}: expected one of {WEIGHTS}")
-    command = [python, worker_script, f"--hf_model={hf_model}", f"--work_dir={work_dir}", f"--weights={weights}",
-               f"--threads={threads}", "--prompt_ids=" + " ".join(str(int(t)) for t in prompt_ids),
-               f"--new_tokens={new_tokens}"]
+    source = ([f"--gguf={gguf}", f"--weights={weights}"] if gguf else
+              [f"--hf_model={hf_model}", f"--work_dir={work_dir}", f"--weights={weights}",
+               f"--tokenizer={tokenizer}"])
+    command = [python, worker_script, *source, f"--threads={threads}",
+               "--prompt_ids=" + " ".join(str(int(t)) for t in prompt_ids), f"--new_tokens={new_tokens}",
+               f"--n_ctx={n_ctx}"]
     try:
         result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                 timeout=timeout, env=_child_env())

@@ -7,6 +7,7 @@ convert_hf_to_gguf.py in $venv/llama.cpp-convert), never pteforge's: no pteforge
     llama_cpp_worker.py --hf_model=DIR --work_dir=DIR --weights=Q8_0|Q4_0|F32 --threads=N \
         --prompt_ids="1 2 3 ..." [--new_tokens=64] [--n_ctx=256] [--convert_only]
         [--tokenizer=auto|model|placeholder]
+    llama_cpp_worker.py --gguf=FILE [--weights=LABEL] --threads=N --prompt_ids="..." [--new_tokens=64]
     llama_cpp_worker.py --serve (--gguf=FILE | --hf_model=DIR --work_dir=DIR --weights=...) \
         [--threads=N] [--n_ctx=N]
 
@@ -398,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work_dir", help="where the GGUF files are made and kept")
     parser.add_argument("--weights", help="F32, Q8_0 or Q4_0")
     parser.add_argument("--serve", action="store_true", help="answer chat turns on stdin (step 4 above)")
-    parser.add_argument("--gguf", help="with --serve: this GGUF file as it is, instead of a conversion")
+    parser.add_argument("--gguf", help="this GGUF file as it is, instead of a conversion (--weights: its label)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--prompt_ids", default="", help='the prompt as token ids, "1 2 3"')
     parser.add_argument("--new_tokens", type=int, default=64, help="tokens generated, the first one included")
@@ -409,17 +410,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--converter", help="convert_hf_to_gguf.py (default: $venv/llama.cpp-convert)")
     args = parser.parse_args(argv)
     try:
-        if args.serve and args.gguf:
-            if not os.path.isfile(args.gguf):
-                raise InputError(f"--gguf={args.gguf}: no such file")
-            serve(args, {"gguf": args.gguf, "file_mb": os.path.getsize(args.gguf) / 2**20, "tokenizer": "gguf"})
-            return 0
-        if not (args.hf_model and args.work_dir and args.weights):
-            raise InputError("give --hf_model, --work_dir and --weights (or --serve with --gguf)")
-        if args.weights not in WEIGHTS:
-            raise InputError(f"--weights={args.weights}: unknown, expected one of {', '.join(WEIGHTS)}")
         if args.threads < 1 or args.new_tokens < 1:
             raise InputError("--threads and --new_tokens must be at least 1")
+        if args.gguf:
+            if not os.path.isfile(args.gguf):
+                raise InputError(f"--gguf={args.gguf}: no such file")
+            as_it_is = {"gguf": args.gguf, "file_mb": os.path.getsize(args.gguf) / 2**20, "tokenizer": "gguf",
+                        "convert_s": None, "gguf_reused": True}
+            if args.serve:
+                serve(args, as_it_is)
+            else:
+                prompt = _parse_ids(args.prompt_ids)
+                if len(prompt) + args.new_tokens > args.n_ctx:
+                    raise InputError(f"{len(prompt)} prompt ids + {args.new_tokens} new tokens do not fit in "
+                                     f"--n_ctx={args.n_ctx}")
+                args.weights = args.weights or os.path.basename(args.gguf)
+                print(json.dumps(generate(args, as_it_is, prompt)), flush=True)
+            return 0
+        if not (args.hf_model and args.work_dir and args.weights):
+            raise InputError("give --hf_model, --work_dir and --weights (or --gguf)")
+        if args.weights not in WEIGHTS:
+            raise InputError(f"--weights={args.weights}: unknown, expected one of {', '.join(WEIGHTS)}")
         if args.convert_only:
             print(json.dumps(convert(args)), flush=True)
             return 0

