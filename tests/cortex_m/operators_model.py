@@ -11,6 +11,7 @@ programs are.
   float_layers(x [r, 37]) -> [r, 8]     pteforge.linear twice (ReLU fused into the first)
   int8_layers(x [r, 45]) -> [r, 11]     linear_dq8 (with input scales) then linear_dq16
   wide_int16(x [r, 600]) -> [r, 6]      linear_dq16 with k = 600
+  spectrum(x [1, 700]) -> [1, 4, 129]   stft_magnitude (L = 256, hop 128, a tail left over)
 """
 
 import torch
@@ -18,7 +19,7 @@ from torch import nn
 from torch.export import Dim
 
 from pteforge import MultiMethodExporter, Tolerance
-from pteforge.cortex_m import ops, quantize  # noqa: F401  (ops defines torch.ops.pteforge)
+from pteforge.cortex_m import ops, quantize, stft_op  # noqa: F401  (they define torch.ops.pteforge)
 
 ROWS = Dim("rows", min=1, max=6)
 
@@ -45,6 +46,7 @@ class Operators(nn.Module):
             # export gave other bytes (found comparing a remote build with a local one).
             self.first.bias.copy_(torch.randn(13, generator=generator) / 37 ** 0.5)
         self.register_buffer("total", torch.zeros(1))
+        self.register_buffer("window", torch.rand(256, generator=generator))
 
     def float_layers(self, x: torch.Tensor) -> torch.Tensor:
         out = self.second(torch.relu(self.first(x)))
@@ -61,6 +63,9 @@ class Operators(nn.Module):
     def wide_int16(self, x: torch.Tensor) -> torch.Tensor:
         return self.wide(x)
 
+    def spectrum(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.pteforge.stft_magnitude(x, self.window, 128)
+
 
 def _calls(method: str, features: int, seed: int) -> list:
     generator = torch.Generator().manual_seed(seed)
@@ -71,7 +76,8 @@ def _calls(method: str, features: int, seed: int) -> list:
 def make_exporter(layers: str = "float") -> MultiMethodExporter:
     """layers="float": float_layers, checked within the backend's tolerance (CMSIS-NN sums
     in another order and fuses); "int8": the dynamically quantized ones, which must be
-    exact: their sums are integers and their float steps the same operations."""
+    exact: their sums are integers and their float steps the same operations; and the
+    spectrum, whose double-precision FFT rounds to eager's float32 values."""
     exporter = MultiMethodExporter(Operators().eval(), name=f"operators_{layers}")
     exporter.shared_state("total")
     if layers == "float":
@@ -80,6 +86,9 @@ def make_exporter(layers: str = "float") -> MultiMethodExporter:
     else:
         exporter.method("int8_layers", (torch.randn(3, 45),), dynamic_shapes=({0: ROWS},))
         exporter.method("wide_int16", (torch.randn(3, 600),), dynamic_shapes=({0: ROWS},))
-        exporter.call_sequence(_calls("int8_layers", 45, 2) + _calls("wide_int16", 600, 3))
+        exporter.method("spectrum", (torch.randn(1, 700),))
+        generator = torch.Generator().manual_seed(4)
+        exporter.call_sequence(_calls("int8_layers", 45, 2) + _calls("wide_int16", 600, 3) +
+                               [("spectrum", (torch.randn(1, 700, generator=generator) * scale,)) for scale in (1, 1e-3)])
         exporter.conformance_tolerance(Tolerance(atol=0.0, rtol=0.0))
     return exporter

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from pteforge import ExportError, MultiMethodExporter
-from pteforge.cortex_m import kernels, lowering, ops, quantize
+from pteforge.cortex_m import kernels, lowering, ops, quantize, stft_op
 from pteforge.support import testing
 
 
@@ -140,6 +140,45 @@ def test_a_layer_can_stay_float():
     assert isinstance(module.first, quantize.DynamicLinear) and isinstance(module.second, nn.Linear)
 
 
+def test_stft_magnitude_is_torch_stft_magnitude_in_double_precision():
+    generator = torch.Generator().manual_seed(3)
+    signal, window = torch.randn(2, 700, generator=generator), torch.rand(256, generator=generator)
+    got = torch.ops.pteforge.stft_magnitude(signal, window, 128)
+    expected = torch.stft(signal.double(), 256, hop_length=128, window=window.double(), center=False,
+                          return_complex=True).abs().transpose(1, 2).float()
+    assert got.shape == (2, 4, 129) and got.dtype == torch.float32
+    assert torch.equal(got, expected)
+    with pytest.raises(RuntimeError, match="power of two"):
+        torch.ops.pteforge.stft_magnitude(signal, window[:200], 128)
+
+
+class Spectrum(nn.Module):
+    """A spectrum's magnitude from the signal with a stored tail, as a streaming model
+    computes it."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("window", torch.hann_window(64))
+        self.register_buffer("tail", torch.zeros(1, 32))
+
+    def step(self, chunk: torch.Tensor) -> torch.Tensor:
+        signal = torch.cat([self.tail, chunk], dim=1)
+        self.tail.copy_(signal[:, -32:])
+        return torch.ops.pteforge.stft_magnitude(signal, self.window, 32) * 2
+
+
+def test_stft_program_runs_on_the_reference_kernel_as_in_eager():
+    exporter = MultiMethodExporter(Spectrum().eval(), name="spectrum")
+    exporter.shared_state("tail")
+    exporter.method("step", (torch.randn(1, 96),))
+    generator = torch.Generator().manual_seed(2)
+    exporter.call_sequence([("step", (torch.randn(1, 96, generator=generator),)) for _ in range(4)])
+    program = exporter.export(backend="cortex_m")
+    assert program.report["conformance"]["passed"]
+    assert program.report["conformance"]["max_abs_error"] <= 1e-6
+    assert b"pteforge::stft_magnitude" in program.data
+
+
 def test_without_the_kernel_library_the_error_says_how_to_build_it(monkeypatch, tmp_path):
     kernels.load.cache_clear()
     monkeypatch.setenv(kernels.LIBRARY_ENV, str(tmp_path / "missing.so"))
@@ -152,6 +191,7 @@ def test_without_the_kernel_library_the_error_says_how_to_build_it(monkeypatch, 
 
 def test_operators_listed_for_programs_are_the_defined_ones():
     assert ops.PROGRAM_OPERATORS == ("pteforge::linear.out", "pteforge::linear_dq16.out", "pteforge::linear_dq8.out")
+    assert stft_op.PROGRAM_OPERATOR == "pteforge::stft_magnitude.out"
 
 
 if __name__ == "__main__":

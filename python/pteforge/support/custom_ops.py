@@ -1,7 +1,7 @@
 """pteforge's own operators as torch.library definitions: from one schema and one eager
 reference, the functional form (what torch.export captures and eager PyTorch runs) and
 the `.out` form ExecuTorch's runtime calls (pteforge.cortex_m.ops,
-pteforge.seq2seq.attention_op)."""
+pteforge.cortex_m.stft_op, pteforge.seq2seq.attention_op)."""
 
 from __future__ import annotations
 
