@@ -11,6 +11,7 @@ programs are.
   float_layers(x [r, 37]) -> [r, 8]     pteforge.linear twice (ReLU fused into the first)
   int8_layers(x [r, 45]) -> [r, 11]     linear_dq8 (with input scales) then linear_dq16
   wide_int16(x [r, 600]) -> [r, 6]      linear_dq16 with k = 600
+  int16_weights(x [r, 45]) -> [r, 9]    linear_dq16 with int16 weights and input scales
   spectrum(x [1, 700]) -> [1, 4, 129]   stft_magnitude (L = 256, hop 128, a tail left over)
 """
 
@@ -47,6 +48,9 @@ class Operators(nn.Module):
             self.first.bias.copy_(torch.randn(13, generator=generator) / 37 ** 0.5)
         self.register_buffer("total", torch.zeros(1))
         self.register_buffer("window", torch.rand(256, generator=generator))
+        self.dq16w16 = quantize.DynamicLinear.from_float(weights(9, 45), torch.randn(9, generator=generator), 16,
+                                                         weight_bits=16)
+        self.register_buffer("dq16w16_input_scales", torch.rand(45, generator=generator) + 0.5)
 
     def float_layers(self, x: torch.Tensor) -> torch.Tensor:
         out = self.second(torch.relu(self.first(x)))
@@ -62,6 +66,10 @@ class Operators(nn.Module):
 
     def wide_int16(self, x: torch.Tensor) -> torch.Tensor:
         return self.wide(x)
+
+    def int16_weights(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.pteforge.linear_dq16(x, self.dq16w16.weight, self.dq16w16.weight_scales,
+                                              self.dq16w16_input_scales, self.dq16w16.bias, True)
 
     def spectrum(self, x: torch.Tensor) -> torch.Tensor:
         return torch.ops.pteforge.stft_magnitude(x, self.window, 128)
@@ -86,9 +94,11 @@ def make_exporter(layers: str = "float") -> MultiMethodExporter:
     else:
         exporter.method("int8_layers", (torch.randn(3, 45),), dynamic_shapes=({0: ROWS},))
         exporter.method("wide_int16", (torch.randn(3, 600),), dynamic_shapes=({0: ROWS},))
+        exporter.method("int16_weights", (torch.randn(3, 45),), dynamic_shapes=({0: ROWS},))
         exporter.method("spectrum", (torch.randn(1, 700),))
         generator = torch.Generator().manual_seed(4)
         exporter.call_sequence(_calls("int8_layers", 45, 2) + _calls("wide_int16", 600, 3) +
+                               _calls("int16_weights", 45, 5) +
                                [("spectrum", (torch.randn(1, 700, generator=generator) * scale,)) for scale in (1, 1e-3)])
         exporter.conformance_tolerance(Tolerance(atol=0.0, rtol=0.0))
     return exporter

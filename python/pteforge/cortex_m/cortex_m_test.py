@@ -30,13 +30,14 @@ def _formula_dq(bits, x, weight, weight_scales, input_scales, bias, relu):
     return out
 
 
-@pytest.mark.parametrize("bits", [8, 16])
+@pytest.mark.parametrize("bits,weight_type", [(8, torch.int8), (16, torch.int8), (16, torch.int16)])
 @pytest.mark.parametrize("scaled", [False, True])
-def test_dynamic_linear_is_its_written_definition(bits, scaled):
+def test_dynamic_linear_is_its_written_definition(bits, weight_type, scaled):
     generator = torch.Generator().manual_seed(bits + scaled)
     x = torch.randn(3, 37, generator=generator) * torch.linspace(0.01, 10, 37)
     x[1] = 0  # an all-zero row: scale 0, the bias alone
-    weight = torch.randint(-127, 128, (5, 37), generator=generator, dtype=torch.int8)
+    levels = torch.iinfo(weight_type).max
+    weight = torch.randint(-levels, levels + 1, (5, 37), generator=generator, dtype=weight_type)
     weight_scales = torch.rand(5, generator=generator) / 100
     input_scales = torch.rand(37, generator=generator) + 0.5 if scaled else None
     bias = torch.randn(5, generator=generator)
@@ -45,6 +46,13 @@ def test_dynamic_linear_is_its_written_definition(bits, scaled):
         got = operator(x, weight, weight_scales, input_scales, bias, relu)
         assert torch.equal(got, _formula_dq(bits, x, weight, weight_scales, input_scales, bias, relu))
     assert torch.equal(operator(x[1:2], weight, weight_scales, input_scales, bias, False), bias[None, :])
+
+
+def test_int16_weights_are_for_linear_dq16_only():
+    x, weight = torch.randn(2, 8), torch.zeros(3, 8, dtype=torch.int16)
+    assert torch.ops.pteforge.linear_dq16(x, weight, torch.ones(3), None, None, False).shape == (2, 3)
+    with pytest.raises(RuntimeError, match="weight must be torch.int8, got torch.int16"):
+        torch.ops.pteforge.linear_dq8(x, weight, torch.ones(3), None, None, False)
 
 
 def test_sixteen_bit_activations_are_finer_than_eight():
