@@ -16,8 +16,9 @@ slices of the signal):
 The sums run in another order than the convolutions', so the probabilities differ from
 the jit's by float rounding (tests bound it); model.RateModel stays the exact one.
 Each product is a layer made by a factory, so int8.py can give some of them int8
-weights. The STFT can also be computed without the basis (FftSpectrum: an FFT of each
-frame, pteforge.stft_magnitude), from the window the basis is made of.
+weights. With pteforge's operators (backend="cortex_m"), the STFT is computed without
+the basis (FftSpectrum: an FFT of each frame, pteforge.stft_magnitude), from the window
+the basis is made of, and the LSTM cell after its products is pteforge.lstm_cell.
 """
 
 from __future__ import annotations
@@ -126,13 +127,18 @@ class ColumnRateModel(nn.Module):
       rate_model: the network to compute (its weights are copied).
       linear: makes each product layer, by name: "stft", "encoder.0".."encoder.3",
         "input_gates", "hidden_gates", "decoder".
-      fft: compute the STFT with FftSpectrum (no "stft" layer) instead of BasisSpectrum.
+      pteforge_ops: compute the STFT with FftSpectrum (no "stft" layer) instead of
+        BasisSpectrum, and the LSTM cell after its products with pteforge.lstm_cell:
+        fewer, smaller kernels for a microcontroller (backend="cortex_m").
     """
 
-    def __init__(self, rate_model: model.RateModel, linear: LinearFactory = float_layers, fft: bool = False):
+    def __init__(self, rate_model: model.RateModel, linear: LinearFactory = float_layers, pteforge_ops: bool = False):
         super().__init__()
         self.context = rate_model.context
-        self.spectrum = FftSpectrum(rate_model) if fft else BasisSpectrum(rate_model, linear)
+        self.pteforge_ops = pteforge_ops
+        if pteforge_ops:
+            from pteforge.cortex_m import lstm_op  # noqa: F401  defines torch.ops.pteforge.lstm_cell
+        self.spectrum = FftSpectrum(rate_model) if pteforge_ops else BasisSpectrum(rate_model, linear)
         # [C_out, C_in, 3] -> [C_out, 3 * C_in], matching columns laid out time-major.
         self.encoder = nn.ModuleList([
             linear(f"encoder.{i}", weight.permute(0, 2, 1).reshape(weight.shape[0], -1), bias)
@@ -157,6 +163,11 @@ class ColumnRateModel(nn.Module):
         return x
 
     def forward(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        if self.pteforge_ops:
+            # The same operations in one operator (lstm_op.py), the gates' sum in the
+            # other order (the same values: a sum of two floats commutes).
+            h, c = torch.ops.pteforge.lstm_cell(self.input_gates(self.encode(self.features(x))), self.hidden_gates(h), c)
+            return torch.sigmoid(self.decoder(F.relu(h))), h, c
         # The LSTM cell as model.RateModel.lstm_cell computes it.
         gates = self.hidden_gates(h) + self.input_gates(self.encode(self.features(x)))
         i, f, g, o = (gates[:, k * model.HIDDEN:(k + 1) * model.HIDDEN] for k in range(4))
@@ -165,9 +176,11 @@ class ColumnRateModel(nn.Module):
         return torch.sigmoid(self.decoder(F.relu(h))), h, c
 
 
-def as_columns(module: model.SileroVad, linear: LinearFactory = float_layers, fft: bool = False) -> model.SileroVad:
-    """`module` with every rate's network computed as products (in place), the STFT by
-    an FFT if `fft` (ColumnRateModel); its state is unchanged. Returns `module`."""
+def as_columns(module: model.SileroVad, linear: LinearFactory = float_layers,
+               pteforge_ops: bool = False) -> model.SileroVad:
+    """`module` with every rate's network computed as products (in place), with
+    pteforge's operators if `pteforge_ops` (ColumnRateModel); its state is unchanged.
+    Returns `module`."""
     for rate, rate_model in list(module.models.items()):
-        module.models[rate] = ColumnRateModel(rate_model, linear, fft)
+        module.models[rate] = ColumnRateModel(rate_model, linear, pteforge_ops)
     return module

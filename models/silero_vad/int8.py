@@ -15,7 +15,7 @@ with them takes the input multiplied by the column factors. Two kinds of product
              28 segment boundaries of the test speech even with the two sensitive
              layers in float32; int16 ones, like float activations, none. The STFT is
              computed by an FFT on the device (columns.FftSpectrum; no 66 KB basis),
-             and three encoder layers have int16 weights (INT16_WEIGHT_LAYERS: the
+             the LSTM cell by pteforge.lstm_cell, and three encoder layers have int16 weights (INT16_WEIGHT_LAYERS: the
              measurements are there) where the float activations keep two in float32:
              a smaller program, closer to the float32 model.
 
@@ -166,4 +166,4 @@ def quantize(module: float_model.SileroVad, activations: str = "float") -> float
         _mixed_linear_kernels()
         return Int8Linear(weight, bias)
 
-    return columns.as_columns(module, layer, fft=activations == "int16")
+    return columns.as_columns(module, layer, pteforge_ops=activations == "int16")

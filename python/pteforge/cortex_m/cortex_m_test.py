@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from pteforge import ExportError, MultiMethodExporter
-from pteforge.cortex_m import kernels, lowering, ops, quantize, stft_op
+from pteforge.cortex_m import kernels, lowering, lstm_op, ops, quantize, stft_op
 from pteforge.support import testing
 
 
@@ -187,6 +187,49 @@ def test_stft_program_runs_on_the_reference_kernel_as_in_eager():
     assert b"pteforge::stft_magnitude" in program.data
 
 
+def test_lstm_cell_is_nn_lstm_cell_after_its_products():
+    torch.manual_seed(5)
+    cell = nn.LSTMCell(6, 8)
+    x, h, c = torch.randn(3, 6), torch.randn(3, 8), torch.randn(3, 8)
+    with torch.no_grad():
+        expected_h, expected_c = cell(x, (h, c))
+        got_h, got_c = torch.ops.pteforge.lstm_cell(nn.functional.linear(x, cell.weight_ih, cell.bias_ih),
+                                                    nn.functional.linear(h, cell.weight_hh, cell.bias_hh), c)
+    assert torch.allclose(got_h, expected_h, atol=1e-6) and torch.allclose(got_c, expected_c, atol=1e-6)
+    with pytest.raises(RuntimeError, match=r"gates \[B, 4H\] and cell \[B, H\]"):
+        torch.ops.pteforge.lstm_cell(torch.zeros(3, 30), torch.zeros(3, 30), c)
+
+
+class Recurrent(nn.Module):
+    """An LSTM cell over its state, both results used."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(6)
+        self.input_gates, self.hidden_gates = nn.Linear(5, 16), nn.Linear(4, 16)
+        self.register_buffer("h", torch.zeros(1, 4))
+        self.register_buffer("c", torch.zeros(1, 4))
+
+    def step(self, x: torch.Tensor) -> torch.Tensor:
+        h, c = torch.ops.pteforge.lstm_cell(self.input_gates(x), self.hidden_gates(self.h), self.c)
+        self.h.copy_(h)
+        self.c.copy_(c)
+        return h * 2
+
+
+def test_lstm_program_runs_on_the_reference_kernel_as_in_eager():
+    exporter = MultiMethodExporter(Recurrent().eval(), name="recurrent")
+    exporter.shared_state("h", "c")
+    exporter.method("step", (torch.randn(1, 5),))
+    generator = torch.Generator().manual_seed(3)
+    exporter.call_sequence([("step", (torch.randn(1, 5, generator=generator) * 3,)) for _ in range(5)])
+    program = exporter.export(backend="cortex_m")
+    assert program.report["conformance"]["passed"]
+    assert program.report["conformance"]["max_abs_error"] <= 1e-6
+    assert b"pteforge::lstm_cell" in program.data
+    assert b"aten::sigmoid" not in program.data and b"aten::tanh" not in program.data
+
+
 def test_without_the_kernel_library_the_error_says_how_to_build_it(monkeypatch, tmp_path):
     kernels.load.cache_clear()
     monkeypatch.setenv(kernels.LIBRARY_ENV, str(tmp_path / "missing.so"))
@@ -200,6 +243,7 @@ def test_without_the_kernel_library_the_error_says_how_to_build_it(monkeypatch, 
 def test_operators_listed_for_programs_are_the_defined_ones():
     assert ops.PROGRAM_OPERATORS == ("pteforge::linear.out", "pteforge::linear_dq16.out", "pteforge::linear_dq8.out")
     assert stft_op.PROGRAM_OPERATOR == "pteforge::stft_magnitude.out"
+    assert lstm_op.PROGRAM_OPERATOR == "pteforge::lstm_cell.out"
 
 
 if __name__ == "__main__":
