@@ -22,9 +22,10 @@ file). `<name>_operators` is operators.txt, the list of registered operators;
 `<name>_report` is kernels.json, each operator and the dtypes its kernel keeps.
 
 pteforge's own operators without CMSIS-NN (//cc/kernels:attention_op: an encoder-
-decoder's cached attention) are selected the same way. With `cmsis_nn = True` (programs
-exported with backend="cortex_m"), pteforge's linear operators (//cc/kernels: CMSIS-NN
-on the Cortex-M55) and ExecuTorch's Cortex-M operators
+decoder's cached attention; //cc/kernels:stft_op: a windowed DFT's magnitude;
+//cc/kernels:lstm_op: an LSTM cell) are selected the same way. With `cmsis_nn = True`
+(programs exported with backend="cortex_m"), pteforge's linear operators
+(//cc/kernels: CMSIS-NN on the Cortex-M55) and ExecuTorch's Cortex-M operators
 (@executorch_source//:cortex_m_ops) are too; the library then needs
 PTEFORGE_CMSIS_NN_SRC on the Cortex-M55 and is skipped without it.
 """
@@ -176,6 +177,8 @@ def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **
         deps = [
             "//cc/kernels:attention_op",
             "//cc/kernels:boxed",
+            "//cc/kernels:lstm_op",
+            "//cc/kernels:stft_op",
             "@executorch_source//:kernel_utils",
             "@executorch_source//:runtime",
         ] + ([
