@@ -18,6 +18,8 @@ KERNELS = {
     "pteforge::linear.out": "LinearOut",
     "pteforge::linear_dq16.out": "LinearDq16Out",
     "pteforge::linear_dq8.out": "LinearDq8Out",
+    "pteforge::lstm_cell.out": "LstmCellOut",
+    "pteforge::stft_magnitude.out": "StftMagnitudeOut",
 }
 
 # The kernels that run on CMSIS-NN on the Cortex-M55: an image needs

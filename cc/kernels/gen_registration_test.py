@@ -5,13 +5,13 @@ import pytest
 import torch
 
 from cc.kernels import gen_registration
-from pteforge.cortex_m import ops
+from pteforge.cortex_m import lstm_op, ops, stft_op
 from pteforge.lower import attention_op
 from pteforge.support import testing
 
 
 def test_every_defined_operator_has_a_kernel_and_no_more():
-    defined = [*ops.PROGRAM_OPERATORS, attention_op.PROGRAM_OPERATOR]
+    defined = [*ops.PROGRAM_OPERATORS, stft_op.PROGRAM_OPERATOR, lstm_op.PROGRAM_OPERATOR, attention_op.PROGRAM_OPERATOR]
     assert sorted(gen_registration.KERNELS) == sorted(defined)
     # Every operator torch knows in pteforge's namespace is one of them.
     assert {f"pteforge::{name}.out" for name in torch.ops.pteforge} == set(defined)

@@ -28,13 +28,14 @@ bool LinearF32(const LinearShape& shape, const float* input, const float* weight
 
 // The dynamically quantized linear layers (ops.py, linear_dq8 and linear_dq16): each input
 // row, times input_scales [in_features] if not null, quantized to int8 (int16) with its
-// own scale, exact integer sums with the int8 weight, then out = float(sum) * row_scale *
-// weight_scales[j] + bias[j] (bias may be null), ReLU if relu. `scratch` holds
-// LinearDq8ScratchBytes(shape) (LinearDq16ScratchBytes) bytes, aligned to 4: the
-// quantized input and its row scales.
+// own scale, exact integer sums with the int8 weight (linear_dq16: or the int16 one),
+// then out = float(sum) * row_scale * weight_scales[j] + bias[j] (bias may be null), ReLU
+// if relu. `scratch` holds LinearDq8ScratchBytes(shape) (LinearDq16ScratchBytes) bytes,
+// aligned to 4: the quantized input and its row scales.
 struct DynamicLinearArgs {
   const float* input;
-  const int8_t* weight;
+  const int8_t* weight;             // null when weight16 is given
+  const int16_t* weight16 = nullptr;  // linear_dq16 only: int16 weights instead
   const float* weight_scales;
   const float* input_scales;  // may be null
   const float* bias;          // may be null

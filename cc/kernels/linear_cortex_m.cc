@@ -10,7 +10,8 @@
 //               lanes, the weights widened as they load): CMSIS-NN's int16 kernels
 //               requantize every result to int16 with a scale fixed in advance, which
 //               a dynamically quantized layer does not have; its raw-sum kernel is int8
-//               only. Same bits as the reference kernels, like LinearDq8.
+//               only. With int16 weights the same loop sums int16 x int16 into int64
+//               (vmlaldava). Same bits as the reference kernels, like LinearDq8.
 #include <arm_mve.h>
 
 #include <cmath>
@@ -39,19 +40,26 @@ Sum Accumulate(Sum sum, int16x8_t x, int16x8_t w) {
   }
 }
 
-// One int16 row against four int8 weight rows: sums[c] = x . w[c] over k values, in
-// Sum (int32 when k <= kInt32SumLimit, else int64). Whole blocks of 8 unpredicated, so
-// the loop keeps its pointers and sums in registers; the tail under a predicate.
-template <typename Sum>
-void DotFour(const int16_t* x, const int8_t* w0, const int8_t* w1, const int8_t* w2, const int8_t* w3, int32_t k,
-             Sum sums[4]) {
+// Eight weights as int16 lanes: int8 ones widened as they load; under a predicate, the
+// lanes it clears zero.
+inline int16x8_t LoadWeights(const int8_t* w) { return vldrbq_s16(w); }
+inline int16x8_t LoadWeights(const int16_t* w) { return vldrhq_s16(w); }
+inline int16x8_t LoadWeights(const int8_t* w, mve_pred16_t p) { return vldrbq_z_s16(w, p); }
+inline int16x8_t LoadWeights(const int16_t* w, mve_pred16_t p) { return vldrhq_z_s16(w, p); }
+
+// One int16 row against four weight rows (W: int8 or int16): sums[c] = x . w[c] over k
+// values, in Sum (int32 when the sums fit it, else int64). Whole blocks of 8
+// unpredicated, so the loop keeps its pointers and sums in registers; the tail under a
+// predicate.
+template <typename Sum, typename W>
+void DotFour(const int16_t* x, const W* w0, const W* w1, const W* w2, const W* w3, int32_t k, Sum sums[4]) {
   Sum a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   for (int32_t blocks = k / 8; blocks > 0; --blocks) {
     const int16x8_t xv = vldrhq_s16(x);
-    a0 = Accumulate(a0, xv, vldrbq_s16(w0));
-    a1 = Accumulate(a1, xv, vldrbq_s16(w1));
-    a2 = Accumulate(a2, xv, vldrbq_s16(w2));
-    a3 = Accumulate(a3, xv, vldrbq_s16(w3));
+    a0 = Accumulate(a0, xv, LoadWeights(w0));
+    a1 = Accumulate(a1, xv, LoadWeights(w1));
+    a2 = Accumulate(a2, xv, LoadWeights(w2));
+    a3 = Accumulate(a3, xv, LoadWeights(w3));
     x += 8;
     w0 += 8;
     w1 += 8;
@@ -61,10 +69,10 @@ void DotFour(const int16_t* x, const int8_t* w0, const int8_t* w1, const int8_t*
   if (k % 8 != 0) {
     const mve_pred16_t p = vctp16q(static_cast<uint32_t>(k % 8));
     const int16x8_t xv = vldrhq_z_s16(x, p);  // lanes past k are zero
-    a0 = Accumulate(a0, xv, vldrbq_z_s16(w0, p));
-    a1 = Accumulate(a1, xv, vldrbq_z_s16(w1, p));
-    a2 = Accumulate(a2, xv, vldrbq_z_s16(w2, p));
-    a3 = Accumulate(a3, xv, vldrbq_z_s16(w3, p));
+    a0 = Accumulate(a0, xv, LoadWeights(w0, p));
+    a1 = Accumulate(a1, xv, LoadWeights(w1, p));
+    a2 = Accumulate(a2, xv, LoadWeights(w2, p));
+    a3 = Accumulate(a3, xv, LoadWeights(w3, p));
   }
   sums[0] = a0;
   sums[1] = a1;
@@ -72,14 +80,15 @@ void DotFour(const int16_t* x, const int8_t* w0, const int8_t* w1, const int8_t*
   sums[3] = a3;
 }
 
-template <typename Sum>
-void LinearDq16Rows(const LinearShape& shape, const DynamicLinearArgs& args, QuantizedRows<int16_t> rows) {
+template <typename Sum, typename W>
+void LinearDq16Rows(const LinearShape& shape, const DynamicLinearArgs& args, const W* weight,
+                    QuantizedRows<int16_t> rows) {
   const int32_t k = shape.in_features;
   const int32_t n = shape.out_features;
   for (int32_t j = 0; j < n; j += 4) {
     // The last block repeats its last row where n is not a multiple of 4.
-    const int8_t* w[4];
-    for (int32_t c = 0; c < 4; ++c) w[c] = args.weight + static_cast<size_t>(j + c < n ? j + c : n - 1) * k;
+    const W* w[4];
+    for (int32_t c = 0; c < 4; ++c) w[c] = weight + static_cast<size_t>(j + c < n ? j + c : n - 1) * k;
     for (int32_t r = 0; r < shape.rows; ++r) {
       Sum sums[4];
       DotFour<Sum>(rows.values + static_cast<size_t>(r) * k, w[0], w[1], w[2], w[3], k, sums);
@@ -128,10 +137,13 @@ bool LinearDq8(const LinearShape& shape, const DynamicLinearArgs& args) {
 bool LinearDq16(const LinearShape& shape, const DynamicLinearArgs& args) {
   const QuantizedRows<int16_t> rows = SplitScratch<int16_t>(shape, args.scratch);
   QuantizeRows(shape, args.input, args.input_scales, rows);
-  if (shape.in_features <= kInt32SumLimit) {
-    LinearDq16Rows<int32_t>(shape, args, rows);
+  if (args.weight16 != nullptr) {
+    // 32767^2 x k overflows an int32 from k = 2.
+    LinearDq16Rows<int64_t>(shape, args, args.weight16, rows);
+  } else if (shape.in_features <= kInt32SumLimit) {
+    LinearDq16Rows<int32_t>(shape, args, args.weight, rows);
   } else {
-    LinearDq16Rows<int64_t>(shape, args, rows);
+    LinearDq16Rows<int64_t>(shape, args, args.weight, rows);
   }
   return true;
 }

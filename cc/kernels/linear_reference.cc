@@ -9,15 +9,15 @@ namespace kernels {
 
 namespace {
 
-template <typename T>
-bool LinearDynamic(const LinearShape& shape, const DynamicLinearArgs& args) {
+template <typename T, typename W>
+bool LinearDynamic(const LinearShape& shape, const DynamicLinearArgs& args, const W* weight) {
   const QuantizedRows<T> rows = SplitScratch<T>(shape, args.scratch);
   QuantizeRows(shape, args.input, args.input_scales, rows);
   const int32_t k = shape.in_features;
   for (int32_t r = 0; r < shape.rows; ++r) {
     const T* row = rows.values + static_cast<size_t>(r) * k;
     for (int32_t j = 0; j < shape.out_features; ++j) {
-      const int8_t* column = args.weight + static_cast<size_t>(j) * k;
+      const W* column = weight + static_cast<size_t>(j) * k;
       int64_t sum = 0;  // exact for any k a tensor can have
       for (int32_t i = 0; i < k; ++i) sum += static_cast<int64_t>(row[i]) * column[i];
       args.out[static_cast<size_t>(r) * shape.out_features + j] = DequantizedValue(
@@ -45,9 +45,14 @@ bool LinearF32(const LinearShape& shape, const float* input, const float* weight
   return true;
 }
 
-bool LinearDq8(const LinearShape& shape, const DynamicLinearArgs& args) { return LinearDynamic<int8_t>(shape, args); }
+bool LinearDq8(const LinearShape& shape, const DynamicLinearArgs& args) {
+  return LinearDynamic<int8_t>(shape, args, args.weight);
+}
 
-bool LinearDq16(const LinearShape& shape, const DynamicLinearArgs& args) { return LinearDynamic<int16_t>(shape, args); }
+bool LinearDq16(const LinearShape& shape, const DynamicLinearArgs& args) {
+  return args.weight16 != nullptr ? LinearDynamic<int16_t>(shape, args, args.weight16)
+                                  : LinearDynamic<int16_t>(shape, args, args.weight);
+}
 
 }  // namespace kernels
 }  // namespace pteforge

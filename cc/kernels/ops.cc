@@ -21,9 +21,10 @@ struct LinearCall {
 };
 
 // Unboxes input, weight, optional bias, relu and out from their stack positions,
-// checks them against the operator's contract and resizes out to [..., n].
+// checks them against the operator's contract (a weight of `weight_type`, or int16 too
+// if `int16_weights`) and resizes out to [..., n].
 bool Unbox(KernelRuntimeContext& context, const char* op, Span<EValue*> stack, size_t arguments,
-           ScalarType weight_type, size_t bias_at, LinearCall* call) {
+           ScalarType weight_type, bool int16_weights, size_t bias_at, LinearCall* call) {
   // The arguments, the out tensor, then the returned value (the out tensor again).
   if (stack.size() != arguments + 2) return Fail(context, op, "wrong number of arguments");
   EValue* input = stack[0];
@@ -32,9 +33,13 @@ bool Unbox(KernelRuntimeContext& context, const char* op, Span<EValue*> stack, s
   EValue* relu = stack[arguments - 1];
   EValue* out = stack[arguments];
   if (!IsFloatTensor(input) || input->toTensor().dim() < 1) return Fail(context, op, "input must be a float32 tensor [..., k]");
-  if (!weight->isTensor() || weight->toTensor().scalar_type() != weight_type || weight->toTensor().dim() != 2 ||
+  const bool weight_typed = weight->isTensor() && (weight->toTensor().scalar_type() == weight_type ||
+                                                   (int16_weights && weight->toTensor().scalar_type() == ScalarType::Short));
+  if (!weight_typed || weight->toTensor().dim() != 2 ||
       !executorch::runtime::tensor_is_default_dim_order(weight->toTensor())) {
-    return Fail(context, op, "weight must be a 2-D tensor [n, k] of the operator's weight dtype");
+    return Fail(context, op,
+                "weight must be a 2-D tensor [n, k] of the operator's weight dtype (linear: float32; linear_dq8: "
+                "int8; linear_dq16: int8 or int16)");
   }
   if (!relu->isBool()) return Fail(context, op, "relu must be a bool");
   if (!IsFloatTensor(out)) return Fail(context, op, "out must be a float32 tensor");
@@ -93,7 +98,9 @@ bool WithoutProducts(const LinearCall& call) {
 void LinearOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   constexpr const char* kOp = "pteforge::linear.out";
   LinearCall call;
-  if (!Unbox(context, kOp, stack, /*arguments=*/4, ScalarType::Float, /*bias_at=*/2, &call)) return;
+  if (!Unbox(context, kOp, stack, /*arguments=*/4, ScalarType::Float, /*int16_weights=*/false, /*bias_at=*/2, &call)) {
+    return;
+  }
   if (WithoutProducts(call)) return;
   if (!LinearF32(call.shape, call.input->const_data_ptr<float>(), call.weight->const_data_ptr<float>(),
                  BiasData(call), call.relu, call.out->mutable_data_ptr<float>())) {
@@ -105,11 +112,12 @@ namespace {
 
 using DynamicKernel = bool (*)(const LinearShape&, const DynamicLinearArgs&);
 
-// linear_dq8.out and linear_dq16.out: the same arguments, their own arithmetic.
+// linear_dq8.out and linear_dq16.out: the same arguments, their own arithmetic (and
+// int16 weights for linear_dq16).
 void DynamicLinearOut(KernelRuntimeContext& context, const char* op, Span<EValue*> stack,
-                      size_t (*scratch_bytes)(const LinearShape&), DynamicKernel kernel) {
+                      size_t (*scratch_bytes)(const LinearShape&), DynamicKernel kernel, bool int16_weights) {
   LinearCall call;
-  if (!Unbox(context, op, stack, /*arguments=*/6, ScalarType::Char, /*bias_at=*/4, &call)) return;
+  if (!Unbox(context, op, stack, /*arguments=*/6, ScalarType::Char, int16_weights, /*bias_at=*/4, &call)) return;
   EValue* weight_scales = stack[2];
   EValue* input_scales = stack[3];
   if (!IsFloatTensor(weight_scales) || weight_scales->toTensor().dim() != 1 ||
@@ -131,7 +139,12 @@ void DynamicLinearOut(KernelRuntimeContext& context, const char* op, Span<EValue
   }
   DynamicLinearArgs args;
   args.input = call.input->const_data_ptr<float>();
-  args.weight = call.weight->const_data_ptr<int8_t>();
+  if (call.weight->scalar_type() == ScalarType::Short) {
+    args.weight = nullptr;
+    args.weight16 = call.weight->const_data_ptr<int16_t>();
+  } else {
+    args.weight = call.weight->const_data_ptr<int8_t>();
+  }
   args.weight_scales = weight_scales->toTensor().const_data_ptr<float>();
   args.input_scales = input_scales->isNone() ? nullptr : input_scales->toTensor().const_data_ptr<float>();
   args.bias = BiasData(call);
@@ -144,11 +157,13 @@ void DynamicLinearOut(KernelRuntimeContext& context, const char* op, Span<EValue
 }  // namespace
 
 void LinearDq8Out(KernelRuntimeContext& context, Span<EValue*> stack) {
-  DynamicLinearOut(context, "pteforge::linear_dq8.out", stack, LinearDq8ScratchBytes, LinearDq8);
+  DynamicLinearOut(context, "pteforge::linear_dq8.out", stack, LinearDq8ScratchBytes, LinearDq8,
+                   /*int16_weights=*/false);
 }
 
 void LinearDq16Out(KernelRuntimeContext& context, Span<EValue*> stack) {
-  DynamicLinearOut(context, "pteforge::linear_dq16.out", stack, LinearDq16ScratchBytes, LinearDq16);
+  DynamicLinearOut(context, "pteforge::linear_dq16.out", stack, LinearDq16ScratchBytes, LinearDq16,
+                   /*int16_weights=*/true);
 }
 
 }  // namespace kernels

@@ -3,10 +3,13 @@
 //
 // A program names them pteforge::linear.out, pteforge::linear_dq8.out and
 // pteforge::linear_dq16.out (python/pteforge/cortex_m/ops.py has their schemas and eager
-// definitions), and pteforge::cached_attention.out (python/pteforge/lower/attention_op.py).
-// The linear kernels are ops.cc's (:ops, on CMSIS-NN on the Cortex-M55); the attention
-// kernel is attention_op.cc's (:attention_op, plain C++ on every target, so an image
-// registers it whenever a program uses it, with or without CMSIS-NN). They are registered
+// definitions), pteforge::stft_magnitude.out and pteforge::lstm_cell.out
+// (python/pteforge/cortex_m/stft_op.py, lstm_op.py) and pteforge::cached_attention.out
+// (python/pteforge/lower/attention_op.py). The linear kernels are ops.cc's (:ops, on
+// CMSIS-NN on the Cortex-M55); the others are stft_op.cc's, lstm_op.cc's and
+// attention_op.cc's (:stft_op, :lstm_op, :attention_op, plain C++ on every target, so an
+// image registers them whenever a program uses them, with or without CMSIS-NN). They
+// are registered
 // by a generated list (cc/kernels/gen_registration.py):
 // all of them for the Linux tools and the exporter's Python runtime, only those a
 // program uses in a microcontroller image (pte_kernels).
@@ -36,6 +39,15 @@ void LinearDq8Out(executorch::runtime::KernelRuntimeContext& context,
 // pteforge::linear_dq16.out: the same arguments as linear_dq8.out.
 void LinearDq16Out(executorch::runtime::KernelRuntimeContext& context,
                    executorch::runtime::Span<executorch::runtime::EValue*> stack);
+
+// pteforge::lstm_cell.out(Tensor input_gates, Tensor hidden_gates, Tensor cell, *,
+//                         Tensor(a!) hidden, Tensor(b!) cell_next)
+void LstmCellOut(executorch::runtime::KernelRuntimeContext& context,
+                 executorch::runtime::Span<executorch::runtime::EValue*> stack);
+
+// pteforge::stft_magnitude.out(Tensor signal, Tensor window, int hop, *, Tensor(a!) out)
+void StftMagnitudeOut(executorch::runtime::KernelRuntimeContext& context,
+                      executorch::runtime::Span<executorch::runtime::EValue*> stack);
 
 // pteforge::cached_attention.out(Tensor query, Tensor keys, Tensor values, Tensor? mask,
 //                                Tensor? position_bias, float scale, *, Tensor(a!) out)

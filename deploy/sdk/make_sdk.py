@@ -34,6 +34,9 @@ import tarfile
 
 # Compile flags that decide the ABI of a bare-metal build: consumers must use the same.
 _ABI_FLAG = re.compile(r"^-m(cpu|thumb|float-abi|fpu|arch)")
+# The C library's headers (bare metal: newlib-nano's newlib.h, whose struct _reent the
+# SDK's code was compiled against).
+_LIBC_HEADERS_FLAG = re.compile(r"^-isystem/\S*newlib/nano$")
 _CXX_ABI_FLAGS = ("-fno-exceptions", "-fno-rtti")
 
 
@@ -158,17 +161,19 @@ def _pc_quote(flag: str) -> str:
 
 
 def abi_flags(description: dict) -> tuple[list[str], list[str]]:
-    """The compile flags consumers must share (bare metal): CPU flags, C++ flags."""
+    """The compile flags consumers must share (bare metal): CPU flags and the C library's
+    headers, C++ flags."""
     compile_flags = description["compile_flags"]
-    cpu = [flag for flag in compile_flags if _ABI_FLAG.match(flag)]
+    cpu = [flag for flag in compile_flags if _ABI_FLAG.match(flag) or _LIBC_HEADERS_FLAG.match(flag)]
     cxx = [flag for flag in compile_flags if flag in _CXX_ABI_FLAGS]
     return list(dict.fromkeys(cpu)), list(dict.fromkeys(cxx))
 
 
 def bare_metal_link_options(description: dict, linker_script: str) -> list[str]:
     """The toolchain's link flags a firmware must use too: CPU flags (they pick newlib's
-    variant), the C library's specs, section garbage collection, and the SDK's copy of
-    the linker script in place of the workspace's."""
+    variant), the C library's specs and the symbols it must keep (newlib-nano's printf
+    of floats), section garbage collection, and the SDK's copy of the linker script in
+    place of the workspace's."""
     flags = description["link_flags"]
     kept = []
     skip = False
@@ -179,7 +184,8 @@ def bare_metal_link_options(description: dict, linker_script: str) -> list[str]:
         if flag == "-T":
             skip = True
             continue
-        if _ABI_FLAG.match(flag) or flag.startswith("--specs=") or flag == "-Wl,--gc-sections":
+        if (_ABI_FLAG.match(flag) or flag.startswith(("--specs=", "-Wl,-u,")) or
+                flag == "-Wl,--gc-sections"):
             kept.append(flag)
     # One token: pkg-config and CMake de-duplicate flags, which tears "-T" from its
     # argument. The driver's -T (not -Wl,-T), which gcc hands the linker after every

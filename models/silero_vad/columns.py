@@ -16,11 +16,14 @@ slices of the signal):
 The sums run in another order than the convolutions', so the probabilities differ from
 the jit's by float rounding (tests bound it); model.RateModel stays the exact one.
 Each product is a layer made by a factory, so int8.py can give some of them int8
-weights.
+weights. With pteforge's operators (backend="cortex_m"), the STFT is computed without
+the basis (FftSpectrum: an FFT of each frame, pteforge.stft_magnitude), from the window
+the basis is made of, and the LSTM cell after its products is pteforge.lstm_cell.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import torch
@@ -51,6 +54,71 @@ def float_layers(name: str, weight: torch.Tensor, bias: torch.Tensor | None) -> 
     return FloatLinear(weight, bias)
 
 
+class BasisSpectrum(nn.Module):
+    """The STFT magnitude as the jit computes it, as a product: the padded signal's [1,
+    n] frames [frames, filter_length] times the basis [2 * cutoff, filter_length] (a
+    layer made by `linear`, named "stft"), then sqrt(real^2 + imaginary^2): [frames,
+    cutoff]."""
+
+    def __init__(self, rate_model: model.RateModel, linear: "LinearFactory"):
+        super().__init__()
+        self.filter_length = rate_model.filter_length
+        self.hop = rate_model.hop
+        self.cutoff = rate_model.cutoff
+        self.stft = linear("stft", rate_model.basis.squeeze(1), None)
+
+    def forward(self, padded: torch.Tensor) -> torch.Tensor:
+        padded = padded[0]
+        frames = (padded.shape[0] - self.filter_length) // self.hop + 1
+        spectrum = self.stft(torch.stack(
+            [padded[i * self.hop:i * self.hop + self.filter_length] for i in range(frames)]))
+        real = spectrum[:, :self.cutoff]
+        imaginary = spectrum[:, self.cutoff:]
+        # Squares as products: ExecuTorch's portable pow calls powf per element (85 K
+        # instructions a chunk on the Cortex-M55, more than a product kernel's layer).
+        return torch.sqrt(real * real + imaginary * imaginary)
+
+
+# Largest |basis - window x DFT| of a basis FftSpectrum accepts: the jit's is the float32
+# rounding of its window times numpy's DFT of the identity, bit for bit (tacotron2's
+# STFT recipe), within 6e-8 of the exact values.
+BASIS_TOLERANCE = 1e-6
+
+
+def dft_basis(window: torch.Tensor) -> torch.Tensor:
+    """[2 * (L / 2 + 1), L]: the real parts of e^(-2 pi i k t / L) * window[t] for k =
+    0..L/2, then the imaginary parts (the layout of the jit's forward_basis_buffer)."""
+    length = window.shape[0]
+    k = torch.arange(length // 2 + 1, dtype=torch.float64)[:, None]
+    angle = 2 * math.pi * k * torch.arange(length, dtype=torch.float64)[None, :] / length
+    return torch.cat([torch.cos(angle), -torch.sin(angle)]) * window.double()
+
+
+class FftSpectrum(nn.Module):
+    """The STFT magnitude computed on the device, [1, n] -> [frames, cutoff]:
+    pteforge.stft_magnitude (an FFT of each windowed frame, in double precision) instead
+    of a product with the stored basis. The window is the basis's first row (bin 0: the window times 1); a basis
+    that is not that window's DFT (BASIS_TOLERANCE) is refused."""
+
+    def __init__(self, rate_model: model.RateModel):
+        super().__init__()
+        from pteforge.cortex_m import stft_op  # noqa: F401  defines torch.ops.pteforge.stft_magnitude
+
+        basis = rate_model.basis.detach().squeeze(1)
+        window = basis[0].clone()
+        difference = (basis.double() - dft_basis(window)).abs().max().item()
+        if difference > BASIS_TOLERANCE:
+            raise ValueError(f"the STFT basis is not a windowed DFT (max difference {difference:.2e}): "
+                             "it cannot be computed by an FFT")
+        self.register_buffer("window", window)
+        self.hop = rate_model.hop
+
+    def forward(self, padded: torch.Tensor) -> torch.Tensor:
+        spectrum = torch.ops.pteforge.stft_magnitude(padded, self.window, self.hop)
+        # A view (no kernel), where squeeze(0) or a reshape would need squeeze_copy's.
+        return spectrum.flatten(0, 1)
+
+
 class ColumnRateModel(nn.Module):
     """model.RateModel as products (see the module docstring). Same interface:
     (x [1, context + chunk], h, c) -> (probability [1, 1], h, c).
@@ -59,15 +127,18 @@ class ColumnRateModel(nn.Module):
       rate_model: the network to compute (its weights are copied).
       linear: makes each product layer, by name: "stft", "encoder.0".."encoder.3",
         "input_gates", "hidden_gates", "decoder".
+      pteforge_ops: compute the STFT with FftSpectrum (no "stft" layer) instead of
+        BasisSpectrum, and the LSTM cell after its products with pteforge.lstm_cell:
+        fewer, smaller kernels for a microcontroller (backend="cortex_m").
     """
 
-    def __init__(self, rate_model: model.RateModel, linear: LinearFactory = float_layers):
+    def __init__(self, rate_model: model.RateModel, linear: LinearFactory = float_layers, pteforge_ops: bool = False):
         super().__init__()
         self.context = rate_model.context
-        self.filter_length = rate_model.filter_length
-        self.hop = rate_model.hop
-        self.cutoff = rate_model.cutoff
-        self.stft = linear("stft", rate_model.basis.squeeze(1), None)
+        self.pteforge_ops = pteforge_ops
+        if pteforge_ops:
+            from pteforge.cortex_m import lstm_op  # noqa: F401  defines torch.ops.pteforge.lstm_cell
+        self.spectrum = FftSpectrum(rate_model) if pteforge_ops else BasisSpectrum(rate_model, linear)
         # [C_out, C_in, 3] -> [C_out, 3 * C_in], matching columns laid out time-major.
         self.encoder = nn.ModuleList([
             linear(f"encoder.{i}", weight.permute(0, 2, 1).reshape(weight.shape[0], -1), bias)
@@ -80,15 +151,7 @@ class ColumnRateModel(nn.Module):
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         """STFT magnitude, time-major: x [1, context + chunk] -> [frames, cutoff]."""
-        padded = model.reflect_right(x, self.context)[0]
-        frames = (padded.shape[0] - self.filter_length) // self.hop + 1
-        spectrum = self.stft(torch.stack(
-            [padded[i * self.hop:i * self.hop + self.filter_length] for i in range(frames)]))
-        real = spectrum[:, :self.cutoff]
-        imaginary = spectrum[:, self.cutoff:]
-        # Squares as products: ExecuTorch's portable pow calls powf per element (85 K
-        # instructions a chunk on the Cortex-M55, more than a product kernel's layer).
-        return torch.sqrt(real * real + imaginary * imaginary)
+        return self.spectrum(model.reflect_right(x, self.context))
 
     def encode(self, x: torch.Tensor) -> torch.Tensor:
         """Four conv (k=3, padding 1) + ReLU as column products: [4, cutoff] -> [1, 128]."""
@@ -100,6 +163,11 @@ class ColumnRateModel(nn.Module):
         return x
 
     def forward(self, x: torch.Tensor, h: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        if self.pteforge_ops:
+            # The same operations in one operator (lstm_op.py), the gates' sum in the
+            # other order (the same values: a sum of two floats commutes).
+            h, c = torch.ops.pteforge.lstm_cell(self.input_gates(self.encode(self.features(x))), self.hidden_gates(h), c)
+            return torch.sigmoid(self.decoder(F.relu(h))), h, c
         # The LSTM cell as model.RateModel.lstm_cell computes it.
         gates = self.hidden_gates(h) + self.input_gates(self.encode(self.features(x)))
         i, f, g, o = (gates[:, k * model.HIDDEN:(k + 1) * model.HIDDEN] for k in range(4))
@@ -108,9 +176,11 @@ class ColumnRateModel(nn.Module):
         return torch.sigmoid(self.decoder(F.relu(h))), h, c
 
 
-def as_columns(module: model.SileroVad, linear: LinearFactory = float_layers) -> model.SileroVad:
-    """`module` with every rate's network computed as products (in place); its state
-    is unchanged. Returns `module`."""
+def as_columns(module: model.SileroVad, linear: LinearFactory = float_layers,
+               pteforge_ops: bool = False) -> model.SileroVad:
+    """`module` with every rate's network computed as products (in place), with
+    pteforge's operators if `pteforge_ops` (ColumnRateModel); its state is unchanged.
+    Returns `module`."""
     for rate, rate_model in list(module.models.items()):
-        module.models[rate] = ColumnRateModel(rate_model, linear)
+        module.models[rate] = ColumnRateModel(rate_model, linear, pteforge_ops)
     return module

@@ -7,16 +7,20 @@ with them takes the input multiplied by the column factors. Two kinds of product
 
   "float"    ExecuTorch's `quantized_decomposed::mixed_linear` (float input times int8
              weight, scaled per row, accumulated in float), on the portable and
-             quantized kernels;
+             quantized kernels; two encoder layers stay float32
+             (FLOAT_ENCODER_LAYERS: the measurements that chose them are there);
   "int16"    pteforge.linear_dq16 (each input row quantized to int16 on the fly, exact
              integer sums, backend="cortex_m": Helium on the Cortex-M55). int8
              activations (linear_dq8) moved a probability by up to 0.15 and 3 of the
              28 segment boundaries of the test speech even with the two sensitive
-             layers in float32; int16 ones, like float activations, none.
+             layers in float32; int16 ones, like float activations, none. The STFT is
+             computed by an FFT on the device (columns.FftSpectrum; no 66 KB basis),
+             the LSTM cell by pteforge.lstm_cell, and three encoder layers have int16 weights (INT16_WEIGHT_LAYERS: the
+             measurements are there) where the float activations keep two in float32:
+             a smaller program, closer to the float32 model.
 
 Either way the weights are never expanded to float32, so the program needs no float copy
-of them in RAM. Two encoder layers stay float32 (FLOAT_ENCODER_LAYERS: the measurements
-that chose them are there); biases stay float32.
+of them in RAM; biases stay float32.
 
 How far int8 moves the probabilities from float32 is measured by the tests and the
 benchmark, not hidden by the export's conformance check, which compares the program
@@ -75,35 +79,48 @@ def _mixed_linear_kernels() -> torch.library.Library:
 # than any other layer.
 FLOAT_ENCODER_LAYERS = (1, 2)
 
+# Encoder layers with int16 weights on int16 activations (1, 2, 3: 120 KB; in int8 60
+# KB). Measured with the STFT computed exactly (columns.FftSpectrum), on the 16 kHz test
+# audio against the float32 columns model: with every weight int16 a probability moves
+# by at most 0.002; one layer's weights in int8 (the others int16) move one by up to
+# 0.090 (encoder layer 2), 0.064 (1), 0.029 (0), 0.021 (3), 0.015 (input gates), 0.011
+# (hidden gates), 0.002 (decoder). Taking layers to int16 in the order of that change per
+# byte: with 2 and 1, an onset of long_16k.wav at 0.511 (float32) went to 0.497 and a
+# segment started a chunk late; with 3 too, 0.504, every segment silero's, the largest
+# change 0.031 (0.071 with the stored int8 basis and layers 1 and 2 in float32).
+INT16_WEIGHT_LAYERS = (1, 2, 3)
 
-def quantize_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """int8 weights [p, n], float32 row scales [p] and column factors [n] such that
-    weight ~= int8 * scales[:, None] * columns[None, :].
+
+def quantize_rows(weight: torch.Tensor, bits: int = 8) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """int8 weights [p, n] (bits=16: int16), float32 row scales [p] and column factors
+    [n] such that weight ~= int8 * scales[:, None] * columns[None, :].
 
     Each column is first divided by its largest |w| ("equalized"), then each row is
-    quantized symmetrically (its largest value maps to 127). Without the column step
+    quantized symmetrically (its largest value maps to 127, 32767). Without the column step
     one scale per row lumps inputs of very different weight magnitudes (the STFT bins,
     the LSTM's inputs) and the small weights round to zero: on speech, every layer in
     int8 then moved a probability by up to 0.67 and changed a segment, against 0.11.
     (Scales per group of a row, which mixed_linear also takes, log an error on every
     call in ExecuTorch 1.5: its argument check tests for rank 1 before rank 2.)
     """
+    dtype = {8: torch.int8, 16: torch.int16}[bits]
+    levels = torch.iinfo(dtype).max
     weight = weight.detach().float()
     tiny = torch.finfo(torch.float32).tiny
     columns = weight.abs().amax(dim=0).clamp(min=tiny)
     equalized = weight / columns
-    scales = equalized.abs().amax(dim=1).clamp(min=tiny) / 127
-    rows = torch.round(equalized / scales[:, None]).clamp(-127, 127).to(torch.int8)
+    scales = equalized.abs().amax(dim=1).clamp(min=tiny) / levels
+    rows = torch.round(equalized / scales[:, None]).clamp(-levels, levels).to(dtype)
     return rows, scales, columns
 
 
 class _QuantizedRows(nn.Module):
-    """An int8 [p, n] weight (quantize_rows: weight, scales, column factors) and an
-    optional float bias, for the two linear layers below."""
+    """An int8 (or int16) [p, n] weight (quantize_rows: weight, scales, column factors)
+    and an optional float bias, for the two linear layers below."""
 
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None):
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, bits: int = 8):
         super().__init__()
-        rows, scales, factors = quantize_rows(weight)
+        rows, scales, factors = quantize_rows(weight, bits)
         self.register_buffer("weight", rows)
         self.register_buffer("scales", scales)
         self.register_buffer("factors", factors)
@@ -120,13 +137,13 @@ class Int8Linear(_QuantizedRows):
 
 
 class DynamicInt8Linear(_QuantizedRows):
-    """x [m, n] times an int8 [p, n] weight (quantize_rows), plus an optional float
-    bias: pteforge.linear_dq16 with the column factors as its input scales (the
-    operator multiplies them in as it quantizes the row, instead of a broadcast
-    multiplication kernel and its output buffer per layer)."""
+    """x [m, n] times an int8 (bits=16: int16) [p, n] weight (quantize_rows), plus an
+    optional float bias: pteforge.linear_dq16 with the column factors as its input
+    scales (the operator multiplies them in as it quantizes the row, instead of a
+    broadcast multiplication kernel and its output buffer per layer)."""
 
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None):
-        super().__init__(weight, bias)
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, bits: int = 8):
+        super().__init__(weight, bias, bits)
         from pteforge.cortex_m import ops  # noqa: F401  defines torch.ops.pteforge
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -141,11 +158,12 @@ def quantize(module: float_model.SileroVad, activations: str = "float") -> float
         raise ValueError(f"activations={activations!r}: expected one of {', '.join(ACTIVATIONS)}")
 
     def layer(name: str, weight: torch.Tensor, bias: torch.Tensor | None) -> nn.Module:
+        if activations == "int16":
+            wide = name in {f"encoder.{i}" for i in INT16_WEIGHT_LAYERS}
+            return DynamicInt8Linear(weight, bias, 16 if wide else 8)
         if name in {f"encoder.{i}" for i in FLOAT_ENCODER_LAYERS}:
             return columns.FloatLinear(weight, bias)
-        if activations == "int16":
-            return DynamicInt8Linear(weight, bias)
         _mixed_linear_kernels()
         return Int8Linear(weight, bias)
 
-    return columns.as_columns(module, layer)
+    return columns.as_columns(module, layer, pteforge_ops=activations == "int16")

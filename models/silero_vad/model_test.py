@@ -3,6 +3,7 @@ loads) exactly, chunk for chunk, at 16 and 8 kHz, across rate switches and reset
 same network as matrix products (columns.py) differs by float rounding only, and with
 int8 weights (int8.py) stays close."""
 
+import pytest
 import torch
 
 from models.silero_vad import columns, int8, model, package
@@ -77,6 +78,22 @@ def test_as_matrix_products_the_network_differs_by_rounding_only():
         products.reset_states()
         difference = (_run(exact, chunks, rate) - _run(products, chunks, rate)).abs().max().item()
         assert 0 < difference < 1e-4, f"{name}: {difference}"
+
+
+def test_the_stft_by_an_fft_is_the_basis_product_within_rounding():
+    rate_model = _module((16000,)).models["16000"]
+    basis, fft = columns.BasisSpectrum(rate_model, columns.float_layers), columns.FftSpectrum(rate_model)
+    audio, _ = audio_files.read_wav(audio_files.path("en_us_16k.wav"))
+    padded = model.reflect_right(audio[16000:16576].unsqueeze(0), 64)
+    with torch.no_grad():
+        expected, got = basis(padded), fft(padded)
+    assert got.shape == expected.shape == (4, 129)
+    assert (got - expected).abs().max() <= 1e-5 * expected.abs().max()
+    damaged = _module((16000,)).models["16000"]
+    with torch.no_grad():
+        damaged.basis[5, 0, 7] += 1e-3
+    with pytest.raises(ValueError, match="not a windowed DFT"):
+        columns.FftSpectrum(damaged)
 
 
 def test_int8_weights_stay_close_to_float32():

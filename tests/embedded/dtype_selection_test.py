@@ -7,9 +7,11 @@ uses, and no other (third_party/executorch/kernel_dtypes.py).
   * kernels.json names a dtype for every operator the image registers;
   * in the image, a symbol of a kernel's own code (its lambdas and the templates
     instantiated over them: `apply_elementwise_fn_generic_impl<float, &(...::copy_(...`)
-    names only C++ types of the dtypes kept for that kernel's operators; before the
-    selection the same image held add, mul and copy for bool, unsigned char, short,
-    long, double, Half and BFloat16 too;
+    names only C++ types of the dtypes kept for that kernel's operators, and so does
+    each template instantiated over a kernel's dtype and name (that one, or
+    `get_load_to_compute_fn_impl<float, &(...copy_(...` where ExecuTorch's logging is
+    off and it is inlined); before the selection the same image held add, mul and copy
+    for bool, unsigned char, short, long, double, Half and BFloat16 too;
   * at least one such symbol exists (the check matches what the image really holds).
 """
 
@@ -88,12 +90,14 @@ def main() -> int:
             for cpp in _DTYPE_ONLY:
                 if re.search(r"[<,(] ?%s[,>)&* ]" % re.escape(cpp), text) and cpp not in allowed:
                     failures.append(f"{function} ({', '.join(sorted(ops))}, kept {sorted(allowed)}) has {cpp} code: {symbol[:200]}")
-            match = re.search(r"apply_\w+<([^,<>]+), &\(torch::executor::native::%s\(" % re.escape(function), symbol)
+            # apply_elementwise_fn_generic_impl<float, &(...copy_(..., or where that is
+            # inlined (ExecuTorch's logging off), get_load_to_compute_fn_impl<float, &(...
+            match = re.search(r"\w+<([^,<>]+), &\(torch::executor::native::%s\(" % re.escape(function), symbol)
             if match:
                 instantiations += 1
                 if match.group(1) not in allowed:
                     failures.append(f"{function} is instantiated for {match.group(1)}, kept {sorted(allowed)}")
-    print(f"{len(kept)} operators registered; {instantiations} elementwise instantiations over their kernels, "
+    print(f"{len(kept)} operators registered; {instantiations} instantiations over their kernels' dtypes, "
           f"each for a kept dtype")
     if not instantiations:
         failures.append("no kernel instantiation found in the image: the check sees nothing")

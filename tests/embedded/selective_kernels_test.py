@@ -2,9 +2,12 @@
 
 For the stateful program's Cortex-M55 image (pte_kernels):
   * the registered operators (operators.txt) are exactly the program's, apart from the
-    primitive operators the runtime registers itself;
+    primitive operators;
   * the image contains the kernel function of every registered operator and of no
     other portable or quantized operator;
+  * the primitive operators the image registers (the names in its prim_ops array) are
+    exactly the program's (pte_kernels registers them on the
+    Cortex-M55; the runtime registers none);
 and, given the same image with every kernel registered (--all: the by-name
 selective_kernels_saving_test, which compiles every kernel for the Cortex-M55 once
 more), it prints what selecting saves (code size, kernels linked) and requires that it
@@ -14,6 +17,7 @@ saves something.
 from __future__ import annotations
 
 import argparse
+import struct
 import subprocess
 import sys
 
@@ -22,7 +26,7 @@ import yaml
 from pteforge.support import program_file
 from pteforge.support.quiet import quiet_dependencies
 
-# Registered by the runtime's prim_ops library, whatever the selection.
+# Registered from a copy of ExecuTorch's register_prim_ops.cpp (select_kernels.py).
 _PRIMITIVE_PREFIXES = ("executorch_prim::", "aten::sym_", "aten::_local_scalar_dense")
 
 
@@ -53,6 +57,42 @@ def linked(elf: str, kernels: dict[str, str]) -> set[str]:
     return {op for op, function in kernels.items() if any(name.startswith(function) for name in defined)}
 
 
+def registered_primitives(elf: str) -> set[str]:
+    """The names in the image's copy of register_prim_ops.cpp's `prim_ops` array (12-byte
+    Kernels, the name's address first; no array when nothing is registered). Read from
+    the array itself: pteforge's program checks hold every operator's name anyway."""
+    names = subprocess.run(["arm-none-eabi-nm", "-S", "-C", elf], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    arrays = [line.split() for line in names if line.endswith("(anonymous namespace)::prim_ops")]
+    if not arrays:
+        return set()
+    assert len(arrays) == 1, arrays
+    address, size = int(arrays[0][0], 16), int(arrays[0][1], 16)
+    with open(elf, "rb") as f:
+        image = f.read()
+    # ELF32 little-endian section headers: where each loaded address is in the file.
+    shoff, = struct.unpack_from("<I", image, 0x20)
+    shentsize, shnum = struct.unpack_from("<HH", image, 0x2E)
+    sections = []
+    for i in range(shnum):
+        _, kind, _, addr, offset, length = struct.unpack_from("<IIIIII", image, shoff + i * shentsize)
+        if kind != 8 and addr:  # not NOBITS (.bss)
+            sections.append((addr, offset, length))
+
+    def read(at: int, length: int) -> bytes:
+        for addr, offset, section_length in sections:
+            if addr <= at and at + length <= addr + section_length:
+                return image[offset + at - addr:offset + at - addr + length]
+        raise AssertionError(f"{elf}: nothing at {at:#x}")
+
+    found = set()
+    for entry in range(size // 12):
+        pointer, = struct.unpack("<I", read(address + 12 * entry, 4))
+        text = read(pointer, 64)
+        found.add(text[:text.index(b"\0")].decode())
+    return found
+
+
 def text_bytes(elf: str) -> int:
     for line in subprocess.run(["arm-none-eabi-size", "-A", elf], capture_output=True, text=True,
                                check=True).stdout.splitlines():
@@ -74,6 +114,12 @@ def main() -> int:
         registered = {line.strip() for line in f if line.strip()}
     if registered != wanted:
         failures.append(f"registered {sorted(registered)}, the program uses {sorted(wanted)}")
+
+    primitives = {op for op in program_operators(args.program) if op.startswith(_PRIMITIVE_PREFIXES)}
+    in_image = registered_primitives(args.selective)
+    if not primitives or in_image != primitives:
+        failures.append(f"the image registers the primitive operators {sorted(in_image)}, "
+                        f"the program uses {sorted(primitives)}")
 
     kernels = kernel_functions(args.functions_yaml, args.quantized_yaml)
     selective = linked(args.selective, kernels)

@@ -37,6 +37,7 @@ _TARGETS = {
     "portable_functions_yaml": "filegroup",
     "portable_kernel_sources": "filegroup",
     "prim_ops": "cc_library",
+    "prim_ops_functions": "cc_library",
     "prim_ops_registration_source": "filegroup",
     "quantized_functions_yaml": "filegroup",
     "quantized_kernel_sources": "filegroup",

@@ -154,10 +154,12 @@ inline constexpr bool should_include_kernel_dtype(
 """
 
 
-def report(operators: list[str], dtypes: dict[str, set[int]] | None) -> str:
-    """kernels.json: each registered operator and the dtypes its kernel keeps."""
+def report(operators: list[str], dtypes: dict[str, set[int]] | None, primitive_operators: list[str]) -> str:
+    """kernels.json: each registered operator and the dtypes its kernel keeps, and the
+    primitive operators a microcontroller image registers."""
     return json.dumps({
         "selection": "the operators and dtypes of the programs" if dtypes is not None else "every kernel",
         "operators": {name: (sorted(DTYPE_NAMES[d] for d in dtypes.get(name, set())) if dtypes is not None else "all")
                       for name in operators},
+        "primitive_operators": primitive_operators,
     }, indent=2) + "\n"

@@ -14,17 +14,20 @@ select_kernels.py reads the programs' operator lists and runs ExecuTorch's codeg
 the selection: the generated registration references exactly those kernels, and only
 the source files that define them are compiled (copies in <name>_registration/kernels,
 a tree artifact; kernel_sources.py), with the kernels' shared code
-(@executorch_source//:kernel_utils). The primitive operators come with the runtime.
+(@executorch_source//:kernel_utils). The primitive operators come with the runtime on
+Linux; on the Cortex-M55 this library registers those the programs use.
 A program with a delegate (XNNPACK) or an operator that has no kernel fails the build
 with a message that says which and what to do. Each kernel is compiled for the dtypes
 its programs use only (kernel_dtypes.py: ExecuTorch's dtype-selective build, keyed by
 file). `<name>_operators` is operators.txt, the list of registered operators;
-`<name>_report` is kernels.json, each operator and the dtypes its kernel keeps.
+`<name>_report` is kernels.json, each operator and the dtypes its kernel keeps, and the
+primitive operators.
 
 pteforge's own operators without CMSIS-NN (//cc/kernels:attention_op: an encoder-
-decoder's cached attention) are selected the same way. With `cmsis_nn = True` (programs
-exported with backend="cortex_m"), pteforge's linear operators (//cc/kernels: CMSIS-NN
-on the Cortex-M55) and ExecuTorch's Cortex-M operators
+decoder's cached attention; //cc/kernels:stft_op: a windowed DFT's magnitude;
+//cc/kernels:lstm_op: an LSTM cell) are selected the same way. With `cmsis_nn = True`
+(programs exported with backend="cortex_m"), pteforge's linear operators
+(//cc/kernels: CMSIS-NN on the Cortex-M55) and ExecuTorch's Cortex-M operators
 (@executorch_source//:cortex_m_ops) are too; the library then needs
 PTEFORGE_CMSIS_NN_SRC on the Cortex-M55 and is skipped without it.
 """
@@ -51,6 +54,7 @@ def _kernel_registration_impl(ctx):
     generated = _GENERATED + (_GENERATED_CMSIS_NN if ctx.attr.cmsis_nn else [])
     sources = [ctx.actions.declare_file(ctx.label.name + "/" + name) for name in generated]
     kernel_copies = ctx.actions.declare_directory(ctx.label.name + "/kernels")
+    prim_ops = ctx.actions.declare_file(ctx.label.name + "/prim_ops/register_prim_ops.cpp")
     operators = ctx.actions.declare_file(ctx.label.name + "/operators.txt")
     report = ctx.actions.declare_file(ctx.label.name + "/kernels.json")
     templates = ctx.files._templates
@@ -80,13 +84,13 @@ def _kernel_registration_impl(ctx):
             ctx.file._quantized_yaml,
             ctx.file._prim_ops,
         ],
-        outputs = sources + [operators, report, kernel_copies],
+        outputs = sources + [operators, report, kernel_copies, prim_ops],
         mnemonic = "PteKernels",
         progress_message = "Selecting the ExecuTorch kernels of %s" % ctx.label,
     )
     return [
         DefaultInfo(files = depset(sources + [kernel_copies])),
-        OutputGroupInfo(operators = depset([operators]), report = depset([report])),
+        OutputGroupInfo(operators = depset([operators]), report = depset([report]), prim_ops = depset([prim_ops])),
     ]
 
 _kernel_registration = rule(
@@ -158,9 +162,20 @@ def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **
         output_group = "report",
         testonly = kwargs.get("testonly", False),
     )
+    native.filegroup(
+        name = name + "_prim_ops",
+        srcs = [":" + name + "_registration"],
+        output_group = "prim_ops",
+        testonly = kwargs.get("testonly", False),
+    )
     native.cc_library(
         name = name,
-        srcs = [":" + name + "_registration"],
+        # On the Cortex-M55, whose runtime registers no primitive operator, the programs'
+        # ones too (select_kernels.py).
+        srcs = [":" + name + "_registration"] + select({
+            "//toolchains:is_cortex_m55": [":" + name + "_prim_ops"],
+            "//conditions:default": [],
+        }),
         # The kernels' own flags (source.BUILD's _COPTS).
         copts = [
             "-w",
@@ -176,9 +191,14 @@ def pte_kernels(name, programs = [], all_operators = False, cmsis_nn = False, **
         deps = [
             "//cc/kernels:attention_op",
             "//cc/kernels:boxed",
+            "//cc/kernels:lstm_op",
+            "//cc/kernels:stft_op",
             "@executorch_source//:kernel_utils",
             "@executorch_source//:runtime",
-        ] + ([
+        ] + select({
+            "//toolchains:is_cortex_m55": ["@executorch_source//:prim_ops_functions"],
+            "//conditions:default": [],
+        }) + ([
             "//cc/kernels:ops",
             "@executorch_source//:cortex_m_ops",
         ] if cmsis_nn else []),

@@ -8,6 +8,7 @@ kernels it uses."""
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -16,14 +17,14 @@ import torch
 from runfiles import runfiles
 
 from pteforge import MultiMethodExporter
-from pteforge.support import testing
+from pteforge.support import program_file, testing
 
 _RUNFILES = runfiles.Create()
 _TOOL = _RUNFILES.Rlocation("pteforge/third_party/executorch/select_kernels")
 _TREE = "pteforge/external/executorch_source/executorch/"
 
 
-def select(tmp_path, *programs, cmsis_nn=False):
+def select(tmp_path, *programs, cmsis_nn=False, all_operators=False):
     tree = {name: _RUNFILES.Rlocation(_TREE + path) for name, path in [
         ("functions_yaml", "kernels/portable/functions.yaml"),
         ("quantized_yaml", "kernels/quantized/quantized.yaml"),
@@ -32,6 +33,7 @@ def select(tmp_path, *programs, cmsis_nn=False):
     ] + ([("cortex_m_yaml", "backends/cortex_m/ops/operators.yaml")] if cmsis_nn else [])}
     command = [_TOOL, f"--out_dir={tmp_path}"] + [f"--{key}={value}" for key, value in tree.items()]
     command += [f"--program={program}" for program in programs]
+    command += ["--all_operators"] if all_operators else []
     for library in ["portable", "quantized"]:
         folder = os.path.dirname(_RUNFILES.Rlocation(_TREE + f"kernels/{library}/cpu/op_add.cpp"))
         command += [f"--{library}_source={path}" for path in sorted(glob.glob(os.path.join(folder, "op_*.cpp")))]
@@ -64,6 +66,53 @@ def test_a_portable_program_gets_its_operators(tmp_path):
     selection = next(line for line in lines if line.startswith("#define PTEFORGE_SELECTED_DTYPE"))
     assert "ScalarType::Float" in selection and "ScalarType::Long" in selection and "Half" not in selection
     assert lines.index(selection) < lines.index(line)
+
+
+_PRIMITIVE = ("executorch_prim::", "aten::sym_", "aten::_local_scalar_dense")
+
+
+def registered_primitives(out_dir) -> set[str]:
+    """The primitive operators out_dir/prim_ops/register_prim_ops.cpp registers once
+    preprocessed with its own macros (its #includes dropped: only the selective build's
+    #if blocks matter)."""
+    source = (out_dir / "prim_ops" / "register_prim_ops.cpp").read_text()
+    source = "".join(line + "\n" for line in source.splitlines() if not line.startswith("#include"))
+    preprocessed = subprocess.run(["cpp", "-P", "-w"], input=source, capture_output=True, text=True, check=True)
+    return set(re.findall(r'Kernel\(\s*"([^"]+)"', preprocessed.stdout))
+
+
+class Reshape(torch.nn.Module):
+    def forward(self, x):
+        return x.view(x.shape[0] * 2, 2) + 1.0
+
+
+def test_an_image_registers_the_primitive_operators_its_programs_use(tmp_path):
+    from torch.export import Dim
+
+    exporter = MultiMethodExporter(Reshape().eval(), name="reshape")
+    exporter.method("forward", (torch.ones(3, 4),), dynamic_shapes=({0: Dim("rows", min=1, max=8)},))
+    program = tmp_path / "reshape.pte"
+    program.write_bytes(exporter.export(backend="portable").data)
+    used = {op.name + (f".{op.overload}" if op.overload else "")
+            for plan in program_file.read_program(str(program)).execution_plan for op in plan.operators}
+    wanted = {op for op in used if op.startswith(_PRIMITIVE)}
+    assert wanted, f"the dynamic reshape uses no primitive operator: {sorted(used)}"
+    result = select(tmp_path / "dynamic", program)
+    assert result.returncode == 0, result.stderr
+    assert registered_primitives(tmp_path / "dynamic") == wanted
+    assert json.loads((tmp_path / "dynamic" / "kernels.json").read_text())["primitive_operators"] == sorted(wanted)
+    # None for a program without any: the file registers nothing.
+    result = select(tmp_path / "static", export(tmp_path, "portable"))
+    assert result.returncode == 0, result.stderr
+    assert registered_primitives(tmp_path / "static") == set()
+    assert json.loads((tmp_path / "static" / "kernels.json").read_text())["primitive_operators"] == []
+    # Every one with --all_operators: all the 28 the tree's registration has.
+    result = select(tmp_path / "all", all_operators=True)
+    assert result.returncode == 0, result.stderr
+    tree = _RUNFILES.Rlocation(_TREE + "kernels/prim_ops/register_prim_ops.cpp")
+    with open(tree) as f:
+        every = set(re.findall(r'Kernel\(\s*"([^"]+)"', f.read()))
+    assert len(every) >= 28 and registered_primitives(tmp_path / "all") == every
 
 
 def test_kernels_a_macro_defines_are_found(tmp_path):

@@ -148,12 +148,23 @@ def _as_a_fresh_process(rng_state) -> Iterator[None]:
         ours.propagate = propagate
         # The workspace's modules (a model factory, a generated file) are read again next
         # time; the tool's own (in its runfiles) and installed packages stay imported.
-        for name in set(sys.modules) - modules:
-            file = os.path.abspath(getattr(sys.modules[name], "__file__", None) or "/")
-            if file.startswith(cwd + os.sep) and ".runfiles" + os.sep not in file:
-                del sys.modules[name]
+        # (All decided before any goes: a package's __path__ without an __init__.py is
+        # computed from its parent's, which must still be there.)
+        for name in [name for name in set(sys.modules) - modules if _in_workspace(sys.modules[name], cwd)]:
+            del sys.modules[name]
         torch._dynamo.reset()
         gc.collect()
+
+
+def _in_workspace(module, workspace: str) -> bool:
+    """Whether `module` was read from `workspace`, outside any runfiles tree. A package
+    without an __init__.py (models/, models/silero_vad/) has no __file__ but its
+    __path__: it goes too, or `from models.silero_vad import int8` would find the
+    previous export's int8 as the package's attribute and never read the file again."""
+    file = getattr(module, "__file__", None)
+    places = [file] if file else list(getattr(module, "__path__", None) or [])
+    return any(os.path.abspath(place).startswith(workspace + os.sep) and ".runfiles" + os.sep not in place
+               for place in places)
 
 
 def serve(run: Callable[[list[str]], int], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:

@@ -14,17 +14,18 @@ from pteforge.support import testing
 # at start-up before each export (else the second export would get other weights);
 # make(seed=...) seeds it, as the build's models do, for a comparison with a new process
 # (whose unseeded generator starts elsewhere each time).
+# The offset comes from a module beside it in packages without an __init__.py, as the
+# build's models (models/silero_vad/) import theirs.
 _FACTORY = """
 import torch
 from pteforge import MultiMethodExporter
-
-OFFSET = {offset}
+from zoo.park import offsets
 
 
 class Scale(torch.nn.Module):
     def __init__(self):
         super().__init__()
-        self.weight = torch.nn.Parameter(torch.randn(4) + OFFSET)
+        self.weight = torch.nn.Parameter(torch.randn(4) + offsets.OFFSET)
         self.register_buffer("total", torch.zeros(4))
 
     def add(self, x):
@@ -74,7 +75,9 @@ def _read_response(stream) -> tuple[int, str, int]:
 
 
 def test_a_worker_exports_as_fresh_processes_do(tmp_path):
-    (tmp_path / "scale_model.py").write_text(_FACTORY.format(offset="0.0"))
+    (tmp_path / "zoo" / "park").mkdir(parents=True)
+    (tmp_path / "zoo" / "park" / "scale_model.py").write_text(_FACTORY)
+    (tmp_path / "zoo" / "park" / "offsets.py").write_text("OFFSET = 0.0\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([".", *sys.path]))
     process = subprocess.Popen([sys.executable, "-m", "pteforge.export", "--persistent_worker"], cwd=tmp_path,
                                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -87,20 +90,20 @@ def test_a_worker_exports_as_fresh_processes_do(tmp_path):
         return exit_code, output
 
     try:
-        status, output = export(1, "--model=scale_model:make", "--out=first.pte")
+        status, output = export(1, "--model=zoo.park.scale_model:make", "--out=first.pte")
         assert status == 0, output
         assert "pteforge: verification: " in output and "wrote first.pte" in output
-        status, output = export(2, "--model=scale_model:nothing", "--out=bad.pte")
-        assert status == 2 and "scale_model has no function 'nothing'" in output
+        status, output = export(2, "--model=zoo.park.scale_model:nothing", "--out=bad.pte")
+        assert status == 2 and "zoo.park.scale_model has no function 'nothing'" in output
         assert not (tmp_path / "bad.pte").exists()
-        status, output = export(3, "--model=scale_model:make", "--out=again.pte")
+        status, output = export(3, "--model=zoo.park.scale_model:make", "--out=again.pte")
         assert status == 0, output
-        # The workspace's module is read again: an edit shows in the next export.
-        (tmp_path / "scale_model.py").write_text(_FACTORY.format(offset="10.0"))
-        status, output = export(4, "--model=scale_model:make", "--out=edited.pte")
+        # The workspace's modules are read again: an edit shows in the next export.
+        (tmp_path / "zoo" / "park" / "offsets.py").write_text("OFFSET = 10.0\n")
+        status, output = export(4, "--model=zoo.park.scale_model:make", "--out=edited.pte")
         assert status == 0, output
-        (tmp_path / "scale_model.py").write_text(_FACTORY.format(offset="0.0"))
-        status, output = export(5, "--model=scale_model:make", "--model_args=seed=7", "--out=seeded.pte")
+        (tmp_path / "zoo" / "park" / "offsets.py").write_text("OFFSET = 0.0\n")
+        status, output = export(5, "--model=zoo.park.scale_model:make", "--model_args=seed=7", "--out=seeded.pte")
         assert status == 0, output
     finally:
         process.stdin.close()
@@ -110,7 +113,7 @@ def test_a_worker_exports_as_fresh_processes_do(tmp_path):
     assert (tmp_path / "again.pte").read_bytes() == first
     assert (tmp_path / "edited.pte").read_bytes() != first
     # A one-shot export, its command line in an @file as Bazel writes it, gives the same bytes.
-    (tmp_path / "export.params").write_text("--model=scale_model:make\n--model_args=seed=7\n--out=one_shot.pte\n")
+    (tmp_path / "export.params").write_text("--model=zoo.park.scale_model:make\n--model_args=seed=7\n--out=one_shot.pte\n")
     one_shot = subprocess.run([sys.executable, "-m", "pteforge.export", "@export.params"], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=600)
     assert one_shot.returncode == 0, one_shot.stderr

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from pteforge import ExportError, MultiMethodExporter
-from pteforge.cortex_m import kernels, lowering, ops, quantize
+from pteforge.cortex_m import kernels, lowering, lstm_op, ops, quantize, stft_op
 from pteforge.support import testing
 
 
@@ -30,13 +30,14 @@ def _formula_dq(bits, x, weight, weight_scales, input_scales, bias, relu):
     return out
 
 
-@pytest.mark.parametrize("bits", [8, 16])
+@pytest.mark.parametrize("bits,weight_type", [(8, torch.int8), (16, torch.int8), (16, torch.int16)])
 @pytest.mark.parametrize("scaled", [False, True])
-def test_dynamic_linear_is_its_written_definition(bits, scaled):
+def test_dynamic_linear_is_its_written_definition(bits, weight_type, scaled):
     generator = torch.Generator().manual_seed(bits + scaled)
     x = torch.randn(3, 37, generator=generator) * torch.linspace(0.01, 10, 37)
     x[1] = 0  # an all-zero row: scale 0, the bias alone
-    weight = torch.randint(-127, 128, (5, 37), generator=generator, dtype=torch.int8)
+    levels = torch.iinfo(weight_type).max
+    weight = torch.randint(-levels, levels + 1, (5, 37), generator=generator, dtype=weight_type)
     weight_scales = torch.rand(5, generator=generator) / 100
     input_scales = torch.rand(37, generator=generator) + 0.5 if scaled else None
     bias = torch.randn(5, generator=generator)
@@ -45,6 +46,13 @@ def test_dynamic_linear_is_its_written_definition(bits, scaled):
         got = operator(x, weight, weight_scales, input_scales, bias, relu)
         assert torch.equal(got, _formula_dq(bits, x, weight, weight_scales, input_scales, bias, relu))
     assert torch.equal(operator(x[1:2], weight, weight_scales, input_scales, bias, False), bias[None, :])
+
+
+def test_int16_weights_are_for_linear_dq16_only():
+    x, weight = torch.randn(2, 8), torch.zeros(3, 8, dtype=torch.int16)
+    assert torch.ops.pteforge.linear_dq16(x, weight, torch.ones(3), None, None, False).shape == (2, 3)
+    with pytest.raises(RuntimeError, match="weight must be torch.int8, got torch.int16"):
+        torch.ops.pteforge.linear_dq8(x, weight, torch.ones(3), None, None, False)
 
 
 def test_sixteen_bit_activations_are_finer_than_eight():
@@ -140,6 +148,88 @@ def test_a_layer_can_stay_float():
     assert isinstance(module.first, quantize.DynamicLinear) and isinstance(module.second, nn.Linear)
 
 
+def test_stft_magnitude_is_torch_stft_magnitude_in_double_precision():
+    generator = torch.Generator().manual_seed(3)
+    signal, window = torch.randn(2, 700, generator=generator), torch.rand(256, generator=generator)
+    got = torch.ops.pteforge.stft_magnitude(signal, window, 128)
+    expected = torch.stft(signal.double(), 256, hop_length=128, window=window.double(), center=False,
+                          return_complex=True).abs().transpose(1, 2).float()
+    assert got.shape == (2, 4, 129) and got.dtype == torch.float32
+    assert torch.equal(got, expected)
+    with pytest.raises(RuntimeError, match="power of two"):
+        torch.ops.pteforge.stft_magnitude(signal, window[:200], 128)
+
+
+class Spectrum(nn.Module):
+    """A spectrum's magnitude from the signal with a stored tail, as a streaming model
+    computes it."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("window", torch.hann_window(64))
+        self.register_buffer("tail", torch.zeros(1, 32))
+
+    def step(self, chunk: torch.Tensor) -> torch.Tensor:
+        signal = torch.cat([self.tail, chunk], dim=1)
+        self.tail.copy_(signal[:, -32:])
+        return torch.ops.pteforge.stft_magnitude(signal, self.window, 32) * 2
+
+
+def test_stft_program_runs_on_the_reference_kernel_as_in_eager():
+    exporter = MultiMethodExporter(Spectrum().eval(), name="spectrum")
+    exporter.shared_state("tail")
+    exporter.method("step", (torch.randn(1, 96),))
+    generator = torch.Generator().manual_seed(2)
+    exporter.call_sequence([("step", (torch.randn(1, 96, generator=generator),)) for _ in range(4)])
+    program = exporter.export(backend="cortex_m")
+    assert program.report["conformance"]["passed"]
+    assert program.report["conformance"]["max_abs_error"] <= 1e-6
+    assert b"pteforge::stft_magnitude" in program.data
+
+
+def test_lstm_cell_is_nn_lstm_cell_after_its_products():
+    torch.manual_seed(5)
+    cell = nn.LSTMCell(6, 8)
+    x, h, c = torch.randn(3, 6), torch.randn(3, 8), torch.randn(3, 8)
+    with torch.no_grad():
+        expected_h, expected_c = cell(x, (h, c))
+        got_h, got_c = torch.ops.pteforge.lstm_cell(nn.functional.linear(x, cell.weight_ih, cell.bias_ih),
+                                                    nn.functional.linear(h, cell.weight_hh, cell.bias_hh), c)
+    assert torch.allclose(got_h, expected_h, atol=1e-6) and torch.allclose(got_c, expected_c, atol=1e-6)
+    with pytest.raises(RuntimeError, match=r"gates \[B, 4H\] and cell \[B, H\]"):
+        torch.ops.pteforge.lstm_cell(torch.zeros(3, 30), torch.zeros(3, 30), c)
+
+
+class Recurrent(nn.Module):
+    """An LSTM cell over its state, both results used."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(6)
+        self.input_gates, self.hidden_gates = nn.Linear(5, 16), nn.Linear(4, 16)
+        self.register_buffer("h", torch.zeros(1, 4))
+        self.register_buffer("c", torch.zeros(1, 4))
+
+    def step(self, x: torch.Tensor) -> torch.Tensor:
+        h, c = torch.ops.pteforge.lstm_cell(self.input_gates(x), self.hidden_gates(self.h), self.c)
+        self.h.copy_(h)
+        self.c.copy_(c)
+        return h * 2
+
+
+def test_lstm_program_runs_on_the_reference_kernel_as_in_eager():
+    exporter = MultiMethodExporter(Recurrent().eval(), name="recurrent")
+    exporter.shared_state("h", "c")
+    exporter.method("step", (torch.randn(1, 5),))
+    generator = torch.Generator().manual_seed(3)
+    exporter.call_sequence([("step", (torch.randn(1, 5, generator=generator) * 3,)) for _ in range(5)])
+    program = exporter.export(backend="cortex_m")
+    assert program.report["conformance"]["passed"]
+    assert program.report["conformance"]["max_abs_error"] <= 1e-6
+    assert b"pteforge::lstm_cell" in program.data
+    assert b"aten::sigmoid" not in program.data and b"aten::tanh" not in program.data
+
+
 def test_without_the_kernel_library_the_error_says_how_to_build_it(monkeypatch, tmp_path):
     kernels.load.cache_clear()
     monkeypatch.setenv(kernels.LIBRARY_ENV, str(tmp_path / "missing.so"))
@@ -152,6 +242,8 @@ def test_without_the_kernel_library_the_error_says_how_to_build_it(monkeypatch, 
 
 def test_operators_listed_for_programs_are_the_defined_ones():
     assert ops.PROGRAM_OPERATORS == ("pteforge::linear.out", "pteforge::linear_dq16.out", "pteforge::linear_dq8.out")
+    assert stft_op.PROGRAM_OPERATOR == "pteforge::stft_magnitude.out"
+    assert lstm_op.PROGRAM_OPERATOR == "pteforge::lstm_cell.out"
 
 
 if __name__ == "__main__":

@@ -24,7 +24,9 @@ operators run on CMSIS-NN's Helium kernels.
         they give the same bits as the eager definition.
     linear_dq16(...)  the same with int16 activations: L = 32767. 256 times finer
         activations for the same int8 weights (what a model too sensitive for int8
-        activations needs, e.g. Silero VAD), at about the same speed on Helium.
+        activations needs, e.g. Silero VAD), at about the same speed on Helium. Its
+        weight may also be int16 (twice the bytes of int8, half of float32's), for the
+        layers of a model too sensitive for int8 weights: the sums are exact either way.
 
 Import this module (pteforge.cortex_m imports it) before tracing or running a module
 that calls them.
@@ -89,7 +91,9 @@ def _linear_dq(bits: int, input: torch.Tensor, weight: torch.Tensor, weight_scal
                input_scales: torch.Tensor | None, bias: torch.Tensor | None, relu: bool) -> torch.Tensor:
     name = f"linear_dq{bits}"
     _check_float_input(name, input, weight)
-    torch._check(weight.dtype == torch.int8, lambda: f"pteforge::{name}: weight must be int8, got {weight.dtype}")
+    weight_types = (torch.int8, torch.int16) if bits == 16 else (torch.int8,)
+    torch._check(weight.dtype in weight_types,
+                 lambda: f"pteforge::{name}: weight must be {' or '.join(map(str, weight_types))}, got {weight.dtype}")
     rows = input.reshape(-1, input.shape[-1])
     if input_scales is not None:
         rows = rows * input_scales

@@ -23,36 +23,42 @@ from torch import nn
 from pteforge.cortex_m import ops  # noqa: F401  defines torch.ops.pteforge
 
 
-def quantize_weight(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+# The integer type and largest magnitude of quantized weights, by bits.
+WEIGHT_TYPES = {8: (torch.int8, 127), 16: (torch.int16, 32767)}
+
+
+def quantize_weight(weight: torch.Tensor, bits: int = 8) -> tuple[torch.Tensor, torch.Tensor]:
     """[n, k] float -> (int8 [n, k], float32 scales [n]): each row symmetric, its largest
-    magnitude mapped to 127."""
+    magnitude mapped to 127 (bits=16: int16 and 32767)."""
+    dtype, levels = WEIGHT_TYPES[bits]
     weight = weight.detach().float()
-    scales = weight.abs().amax(dim=1).clamp(min=torch.finfo(torch.float32).tiny) / 127
-    return torch.round(weight / scales[:, None]).clamp(-127, 127).to(torch.int8), scales
+    scales = weight.abs().amax(dim=1).clamp(min=torch.finfo(torch.float32).tiny) / levels
+    return torch.round(weight / scales[:, None]).clamp(-levels, levels).to(dtype), scales
 
 
 class DynamicLinear(nn.Module):
     """y = x W^T + b on pteforge.linear_dq8 or linear_dq16 (activation_bits), from an
-    int8 weight and its row scales."""
+    int8 weight (int16 with linear_dq16) and its row scales."""
 
     def __init__(self, weight: torch.Tensor, scales: torch.Tensor, bias: torch.Tensor | None = None,
                  activation_bits: int = 8):
         super().__init__()
-        if weight.dtype != torch.int8 or weight.dim() != 2 or scales.shape != (weight.shape[0],):
-            raise ValueError(f"DynamicLinear needs an int8 weight [n, k] and float32 scales [n], got {weight.dtype} "
-                             f"{list(weight.shape)} and {list(scales.shape)}")
         if activation_bits not in ops.ACTIVATION_LEVELS:
             raise ValueError(f"activation_bits={activation_bits}: expected one of {sorted(ops.ACTIVATION_LEVELS)}")
+        weight_types = (torch.int8, torch.int16) if activation_bits == 16 else (torch.int8,)
+        if weight.dtype not in weight_types or weight.dim() != 2 or scales.shape != (weight.shape[0],):
+            raise ValueError(f"DynamicLinear needs an {' or '.join(map(str, weight_types))} weight [n, k] and float32 "
+                             f"scales [n], got {weight.dtype} {list(weight.shape)} and {list(scales.shape)}")
         self.register_buffer("weight", weight.contiguous())
         self.register_buffer("weight_scales", scales.detach().float().contiguous())
         self.bias = None if bias is None else nn.Parameter(bias.detach().float().clone(), requires_grad=False)
         self.operator = getattr(torch.ops.pteforge, f"linear_dq{activation_bits}")
 
     @classmethod
-    def from_float(cls, weight: torch.Tensor, bias: torch.Tensor | None = None,
-                   activation_bits: int = 8) -> "DynamicLinear":
-        """Quantizes a float [n, k] weight (quantize_weight)."""
-        return cls(*quantize_weight(weight), bias, activation_bits)
+    def from_float(cls, weight: torch.Tensor, bias: torch.Tensor | None = None, activation_bits: int = 8,
+                   weight_bits: int = 8) -> "DynamicLinear":
+        """Quantizes a float [n, k] weight to `weight_bits` (quantize_weight)."""
+        return cls(*quantize_weight(weight, weight_bits), bias, activation_bits)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.operator(x, self.weight, self.weight_scales, None, self.bias, False)
