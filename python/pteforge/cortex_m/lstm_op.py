@@ -29,8 +29,6 @@ from pteforge.support import custom_ops
 NAMESPACE = "pteforge"
 NAME = "lstm_cell"
 SCHEMA = "lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cell) -> (Tensor hidden, Tensor cell_next)"
-# How a program names the operator (namespace::name.overload).
-PROGRAM_OPERATOR = f"{NAMESPACE}::{NAME}.out"
 
 # A fragment: pteforge.cortex_m.ops defines the namespace's other operators.
 _library = torch.library.Library(NAMESPACE, "FRAGMENT")
@@ -58,4 +56,5 @@ def _fake(input_gates: torch.Tensor, hidden_gates: torch.Tensor, cell: torch.Ten
     return cell.new_empty(cell.shape), cell.new_empty(cell.shape)
 
 
-custom_ops.define(_library, NAME, SCHEMA, lstm_cell_reference, _fake)
+# How a program names the operator (namespace::name.overload).
+PROGRAM_OPERATOR = custom_ops.define(_library, NAME, SCHEMA, lstm_cell_reference, _fake)

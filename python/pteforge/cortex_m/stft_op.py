@@ -28,8 +28,6 @@ from pteforge.support import custom_ops
 NAMESPACE = "pteforge"
 NAME = "stft_magnitude"
 SCHEMA = "stft_magnitude(Tensor signal, Tensor window, int hop) -> Tensor"
-# How a program names the operator (namespace::name.overload).
-PROGRAM_OPERATOR = f"{NAMESPACE}::{NAME}.out"
 
 # A fragment: pteforge.cortex_m.ops defines the namespace's other operators.
 _library = torch.library.Library(NAMESPACE, "FRAGMENT")
@@ -65,4 +63,5 @@ def _fake(signal: torch.Tensor, window: torch.Tensor, hop: int) -> torch.Tensor:
     return signal.new_empty(_shape(signal, window, hop))
 
 
-custom_ops.define(_library, NAME, SCHEMA, stft_magnitude_reference, _fake)
+# How a program names the operator (namespace::name.overload).
+PROGRAM_OPERATOR = custom_ops.define(_library, NAME, SCHEMA, stft_magnitude_reference, _fake)

@@ -32,8 +32,6 @@ NAMESPACE = "pteforge"
 NAME = "cached_attention"
 SCHEMA = ("cached_attention(Tensor query, Tensor keys, Tensor values, Tensor? mask, Tensor? position_bias, "
           "float scale) -> Tensor")
-# How a program names the operator (namespace::name.overload).
-PROGRAM_OPERATOR = f"{NAMESPACE}::{NAME}.out"
 
 # A fragment: pteforge.cortex_m.ops defines the namespace's other operators.
 _library = torch.library.Library(NAMESPACE, "FRAGMENT")
@@ -56,5 +54,6 @@ def cached_attention_reference(query: torch.Tensor, keys: torch.Tensor, values: 
     return torch.bmm(probs, values.view(heads, width, dim)).transpose(0, 1).contiguous()
 
 
-custom_ops.define(_library, NAME, SCHEMA, cached_attention_reference,
-                  lambda query, *rest: query.new_empty(query.shape))
+# How a program names the operator (namespace::name.overload).
+PROGRAM_OPERATOR = custom_ops.define(_library, NAME, SCHEMA, cached_attention_reference,
+                                     lambda query, *rest: query.new_empty(query.shape))
