@@ -152,18 +152,20 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
     return Failure(Error::Internal, "cannot pass options to the XNNPACK backend");
   }
 
-  // Load every method up front, each seeing the shared arenas with its own sizes.
-  for (auto& [name, loaded] : impl_->methods) {
+  // Every method is loaded up front, each seeing the shared arenas with its own sizes.
+  auto load_method = [&](LoadedMethod& loaded) -> Status {
+    if (loaded.method != nullptr) return Status();
+    const std::string& name = loaded.name;
     auto meta = prog.method_meta(name.c_str());
     for (size_t id = 0; id < meta->num_memory_planned_buffers(); ++id) {
-      loaded->planned_spans.emplace_back(impl_->arenas[id].data(),
-                                         static_cast<size_t>(meta->memory_planned_buffer_size(id).get()));
+      loaded.planned_spans.emplace_back(impl_->arenas[id].data(),
+                                        static_cast<size_t>(meta->memory_planned_buffer_size(id).get()));
     }
-    loaded->planned = std::make_unique<HierarchicalAllocator>(
-        Span<Span<uint8_t>>(loaded->planned_spans.data(), loaded->planned_spans.size()));
-    loaded->memory_manager = std::make_unique<MemoryManager>(
-        impl_->memory->MethodAllocator(), loaded->planned.get(), impl_->memory->TempAllocator());
-    auto method = prog.load_method(name.c_str(), loaded->memory_manager.get(), options.event_tracer,
+    loaded.planned = std::make_unique<HierarchicalAllocator>(
+        Span<Span<uint8_t>>(loaded.planned_spans.data(), loaded.planned_spans.size()));
+    loaded.memory_manager = std::make_unique<MemoryManager>(
+        impl_->memory->MethodAllocator(), loaded.planned.get(), impl_->memory->TempAllocator());
+    auto method = prog.load_method(name.c_str(), loaded.memory_manager.get(), options.event_tracer,
                                    /*named_data_map=*/nullptr, &backend_options);
     if (!method.ok() && method.error() == Error::MemoryAllocationFailed) {
       return Failure(method.error(),
@@ -177,40 +179,57 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
                      "corrupted program)",
                      name.c_str());
     }
-    loaded->method = std::make_unique<Method>(std::move(method.get()));
-    memory_.separate_arenas_bytes += loaded->work_bytes;
-  }
-  memory_.method_bytes = impl_->memory->MethodBytesUsed();
+    loaded.method = std::make_unique<Method>(std::move(method.get()));
+    memory_.separate_arenas_bytes += loaded.work_bytes;
+    return Status();
+  };
+  auto load_all = [&]() -> Status {
+    for (auto& [name, loaded] : impl_->methods) PTEFORGE_RETURN_IF_ERROR(load_method(*loaded));
+    return Status();
+  };
 
   // pteforge metadata: entry points, constants and state; otherwise every method.
-  if (impl_->Find(kMetadataMethod) != nullptr) {
-    auto outputs = ExecuteLocked(kMetadataMethod, {}, nullptr);
-    if (!outputs.ok()) return outputs.status();
-    const auto* text = outputs->size() == 1 ? std::get_if<std::string>(&(*outputs)[0]) : nullptr;
-    if (text == nullptr) return Failure(Error::InvalidProgram, "the program's %s is not text", kMetadataMethod);
-    auto metadata = ParseMetadata(*text);
-    if (!metadata.ok()) return metadata.status();
-    metadata_ = std::move(metadata.value());
-    methods_ = metadata_.methods;
-    constants_ = metadata_.constants;
-    for (const auto& name : methods_) {
-      if (impl_->Find(name) == nullptr) {
-        return Failure(Error::InvalidProgram, "the metadata lists method '%s', which the program lacks", name.c_str());
-      }
-    }
-    for (const auto& written : metadata_.writes) {
-      LoadedMethod* loaded = impl_->Find(written.method);
-      const size_t inputs = loaded ? loaded->method->inputs_size() : 0;
-      if (loaded == nullptr || written.index >= inputs || loaded->method->outputs_size() <= loaded->written_inputs.size()) {
-        return Failure(Error::InvalidProgram, "the metadata says method '%s' writes its input %zu, which it lacks",
-                       written.method.c_str(), written.index);
-      }
-      loaded->written_inputs.push_back(written.index);
-    }
-    PTEFORGE_RETURN_IF_ERROR(ResetStateLocked());
-    PTEFORGE_RETURN_IF_ERROR(LocateState());
-  } else {
+  LoadedMethod* metadata_method = impl_->Find(kMetadataMethod);
+  if (metadata_method == nullptr) {
+    PTEFORGE_RETURN_IF_ERROR(load_all());
+    memory_.method_bytes = impl_->memory->MethodBytesUsed();
     methods_ = all_methods_;
+    return Status();
+  }
+  PTEFORGE_RETURN_IF_ERROR(load_method(*metadata_method));
+  auto outputs = ExecuteLocked(kMetadataMethod, {}, nullptr);
+  if (!outputs.ok()) return outputs.status();
+  const auto* text = outputs->size() == 1 ? std::get_if<std::string>(&(*outputs)[0]) : nullptr;
+  if (text == nullptr) return Failure(Error::InvalidProgram, "the program's %s is not text", kMetadataMethod);
+  auto metadata = ParseMetadata(*text);
+  if (!metadata.ok()) return metadata.status();
+  metadata_ = std::move(metadata.value());
+  methods_ = metadata_.methods;
+  constants_ = metadata_.constants;
+  for (const auto& name : methods_) {
+    if (impl_->Find(name) == nullptr) {
+      return Failure(Error::InvalidProgram, "the metadata lists method '%s', which the program lacks", name.c_str());
+    }
+  }
+  // The state is reset and located before the other methods load: the reset touches the
+  // whole state and its zeros pass through the work arena, pages given back before the
+  // backends pack their weights, so the two never add up in the peak (ReturnUnusedPages).
+  for (const std::string* name : {&metadata_.reset_state, &metadata_.get_state}) {
+    LoadedMethod* loaded = name->empty() ? nullptr : impl_->Find(*name);
+    if (loaded != nullptr) PTEFORGE_RETURN_IF_ERROR(load_method(*loaded));
+  }
+  PTEFORGE_RETURN_IF_ERROR(ResetStateLocked());
+  PTEFORGE_RETURN_IF_ERROR(LocateState());
+  PTEFORGE_RETURN_IF_ERROR(load_all());
+  memory_.method_bytes = impl_->memory->MethodBytesUsed();
+  for (const auto& written : metadata_.writes) {
+    LoadedMethod* loaded = impl_->Find(written.method);
+    const size_t inputs = loaded ? loaded->method->inputs_size() : 0;
+    if (loaded == nullptr || written.index >= inputs || loaded->method->outputs_size() <= loaded->written_inputs.size()) {
+      return Failure(Error::InvalidProgram, "the metadata says method '%s' writes its input %zu, which it lacks",
+                     written.method.c_str(), written.index);
+    }
+    loaded->written_inputs.push_back(written.index);
   }
   return Status();
 }

@@ -167,6 +167,7 @@ class Session {
   Status Load(const std::string& what, size_t size, SessionOptions options);
   Status LocateState();
   Status ResetStateLocked();
+  void ReturnUnusedPages();
   const StateBuffer* FindState(const std::string& name) const;
   // `written_back`: where the written inputs go (the same vector as `inputs`), or null
   // for a method that writes none.

@@ -2,6 +2,11 @@
 
 #include <cstdlib>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 
 namespace pteforge {
@@ -34,6 +39,21 @@ StatusOr<Span<uint8_t>> HeapMemory::PlannedBuffer(size_t index, size_t size) {
   }
   blocks_.push_back(block);
   return Span<uint8_t>(Align(static_cast<uint8_t*>(block)), size);
+}
+
+bool HeapMemory::ReturnPages(uint8_t* data, size_t size) {
+#if defined(__linux__)
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) / page * page;
+  if (end <= begin) return true;
+  // Only whole pages inside the block: calloc's own bookkeeping lies outside it.
+  return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) == 0;
+#else
+  (void)data;
+  (void)size;
+  return false;
+#endif
 }
 
 MemoryAllocator* HeapMemory::MethodAllocator() { return method_allocator_.get(); }

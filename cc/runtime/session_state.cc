@@ -99,7 +99,41 @@ Status Session::ResetState() {
 Status Session::ResetStateLocked() {
   if (metadata_.reset_state.empty()) return Status();
   auto outputs = ExecuteLocked(metadata_.reset_state, {}, nullptr);
-  return outputs.ok() ? Status() : outputs.status();
+  if (!outputs.ok()) return outputs.status();
+  ReturnUnusedPages();
+  return Status();
+}
+
+// After a reset nothing in the work arenas is needed (they hold a call's intermediates
+// only), and the state is mostly zeros (a KV cache of max_seq_len positions): those
+// pages go back to the system, which hands out zeroed pages again as a run fills them.
+// A causal LM's reset writes its whole cache and passes the zeros through the work
+// arena: without this, a session held all of both from the start (94 MB for
+// SmolLM2-135M at max_seq_len 1024, docs/llm.md).
+void Session::ReturnUnusedPages() {
+  for (size_t id = 0; id < impl_->arenas.size(); ++id) {
+    if (id == kStateBufferIndex) continue;
+    if (!impl_->memory->ReturnPages(impl_->arenas[id].data(), impl_->arenas[id].size())) return;
+  }
+  if (impl_->arenas.size() <= kStateBufferIndex) return;
+  // Runs of zero pages of the state (4 KB pages at least; ReturnPages rounds inward to
+  // the system's page size).
+  constexpr uintptr_t kPage = 4096;
+  uint8_t* const begin = impl_->arenas[kStateBufferIndex].data();
+  uint8_t* const end = begin + impl_->arenas[kStateBufferIndex].size();
+  uint8_t* page = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(begin) + kPage - 1) / kPage * kPage);
+  uint8_t* run = nullptr;  // the first zero page of the current run
+  for (; page + kPage <= end; page += kPage) {
+    const auto* words = reinterpret_cast<const uint64_t*>(page);
+    uint64_t any = 0;
+    for (size_t i = 0; i < kPage / sizeof(uint64_t); ++i) any |= words[i];
+    if (any == 0 && run == nullptr) run = page;
+    if (any != 0 && run != nullptr) {
+      impl_->memory->ReturnPages(run, static_cast<size_t>(page - run));
+      run = nullptr;
+    }
+  }
+  if (run != nullptr) impl_->memory->ReturnPages(run, static_cast<size_t>(page - run));
 }
 
 }  // namespace pteforge

@@ -4,8 +4,14 @@
 // Usage: session_test <stateful.pte>   (stateful.report.json must sit next to it)
 
 #include "cc/runtime/session.h"
+#include "cc/runtime/session_memory.h"
 
 #include <gtest/gtest.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -66,6 +72,39 @@ void ExpectAll(const HostTensor& tensor, float value, int64_t begin = 0, int64_t
   if (end < 0) end = tensor.numel();
   for (int64_t i = begin; i < end; ++i) ASSERT_FLOAT_EQ(tensor.data<float>()[i], value) << "element " << i;
 }
+
+#if defined(__linux__)
+// Resident pages of [data, data + size) (mincore), whole pages only.
+size_t ResidentPages(uint8_t* data, size_t size) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) / page * page;
+  std::vector<unsigned char> resident((end - begin) / page);
+  EXPECT_EQ(mincore(reinterpret_cast<void*>(begin), end - begin, resident.data()), 0);
+  size_t count = 0;
+  for (unsigned char r : resident) count += r & 1;
+  return count;
+}
+
+// What lets a session give back the state it does not use yet (Session::ReturnUnusedPages):
+// the whole pages go, read as zeros, and the bytes beside them stay.
+TEST(SessionTest, HeapMemoryGivesWholePagesBackAsZeros) {
+  HeapMemory memory;
+  const size_t size = 1 << 20;
+  auto planned = memory.PlannedBuffer(kStateBufferIndex, size);
+  ASSERT_TRUE(planned.ok()) << planned.status().ToString();
+  uint8_t* data = planned->data();
+  std::memset(data, 0xAB, size);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  ASSERT_GE(ResidentPages(data, size), size / page - 1);
+  // From 100 bytes in: the first partial page stays as it was.
+  ASSERT_TRUE(memory.ReturnPages(data + 100, size - 100));
+  EXPECT_EQ(ResidentPages(data, size), 0u);
+  const size_t first_whole = (page - reinterpret_cast<uintptr_t>(data + 100) % page) % page + 100;
+  for (size_t i = 0; i < first_whole; ++i) ASSERT_EQ(data[i], 0xAB) << "byte " << i;
+  for (size_t i = first_whole; i < size / 2; ++i) ASSERT_EQ(data[i], 0) << "byte " << i;
+}
+#endif
 
 TEST(SessionTest, ListsMethodsConstantsAndState) {
   auto session = OpenModel();
