@@ -11,6 +11,8 @@
 #ifndef PTEFORGE_CC_KERNELS_ATTENTION_H_
 #define PTEFORGE_CC_KERNELS_ATTENTION_H_
 
+#include <cstddef>
+
 #include "cc/kernels/attention_args.h"
 
 namespace pteforge {
@@ -22,7 +24,12 @@ namespace kernels {
 // 0 in float32, as in eager PyTorch); a row with every position so masked gets the
 // mean of the values, as eager's softmax of equal scores gives. On eight lanes where
 // the CPU has them (cc/simd/lanes.h), else four.
-void CachedAttention(const AttentionShape& shape, const AttentionArgs& args);
+//
+// `workers`: the heads are shared among this many threads of the runtime's pool
+// (cc/parallel/parallel_for.h; parallel::Workers(), or 1 for the calling thread alone),
+// args.scratch holding workers * AttentionScratchFloats(shape) floats. The result does
+// not depend on it: each head is computed the same way on whichever thread.
+void CachedAttention(const AttentionShape& shape, const AttentionArgs& args, size_t workers = 1);
 
 }  // namespace kernels
 }  // namespace pteforge

@@ -199,7 +199,8 @@ void Scores(const AttentionShape& shape, const AttentionArgs& args, const float*
 
 }  // namespace
 
-void CachedAttention(const AttentionShape& shape, const AttentionArgs& args) {
+void CachedAttentionHeads(const AttentionShape& shape, const AttentionArgs& args, int32_t first_head,
+                          int32_t end_head) {
   const int32_t rows = shape.rows, width = shape.width, dim = shape.head_dim;
   float* scores = args.scratch;                                       // [rows, width]
   float* queries = args.scratch + static_cast<size_t>(rows) * width;  // [rows, dim]
@@ -215,7 +216,7 @@ void CachedAttention(const AttentionShape& shape, const AttentionArgs& args) {
       all.end = spans[r].end > all.end ? spans[r].end : all.end;
     }
   }
-  for (int32_t h = 0; h < shape.heads; ++h) {
+  for (int32_t h = first_head; h < end_head; ++h) {
     const float* keys = args.keys + static_cast<size_t>(h) * width * dim;
     const float* values = args.values + static_cast<size_t>(h) * width * dim;
     const float* bias = args.bias != nullptr ? args.bias + static_cast<size_t>(h) * shape.positions : nullptr;

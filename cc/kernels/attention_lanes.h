@@ -1,17 +1,22 @@
-// CachedAttention's arithmetic for each lane count (cc/simd/vectors.h), compiled once per
+// CachedAttention's arithmetic for heads [first_head, end_head), args.scratch holding
+// AttentionScratchFloats(shape) floats, for each lane count (cc/simd/vectors.h), compiled once per
 // count (bazel/simd_lanes.bzl); attention.cc picks one with simd::RunLanes().
 #ifndef PTEFORGE_CC_KERNELS_ATTENTION_LANES_H_
 #define PTEFORGE_CC_KERNELS_ATTENTION_LANES_H_
+
+#include <cstdint>
 
 #include "cc/kernels/attention_args.h"
 
 namespace pteforge {
 namespace kernels {
 namespace lanes4 {
-void CachedAttention(const AttentionShape& shape, const AttentionArgs& args);
+void CachedAttentionHeads(const AttentionShape& shape, const AttentionArgs& args, int32_t first_head,
+                          int32_t end_head);
 }  // namespace lanes4
 namespace lanes8 {  // x86-64 with AVX2 and FMA only
-void CachedAttention(const AttentionShape& shape, const AttentionArgs& args);
+void CachedAttentionHeads(const AttentionShape& shape, const AttentionArgs& args, int32_t first_head,
+                          int32_t end_head);
 }  // namespace lanes8
 }  // namespace kernels
 }  // namespace pteforge

@@ -4,6 +4,7 @@
 
 #include "cc/kernels/attention.h"
 #include "cc/kernels/ops.h"
+#include "cc/parallel/parallel_for.h"
 #include "cc/kernels/unboxing.h"
 
 namespace pteforge {
@@ -68,8 +69,19 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
                                 static_cast<int32_t>(dim), static_cast<int32_t>(positions),
                                 static_cast<int32_t>(mask_rows)};
   if (rows == 0 || dim == 0) return;
-  auto scratch = context.allocate_temp(AttentionScratchFloats(shape) * sizeof(float), alignof(float));
-  if (!scratch.ok()) {
+  // A scratch per worker when the runtime has a pool (decode: 3 rows over a 1024-position
+  // cache, 13 KB each); one, on this thread, if that much temp memory is not there.
+  auto allocate = [&context](size_t floats) -> float* {
+    auto block = context.allocate_temp(floats * sizeof(float), alignof(float));
+    return block.ok() ? static_cast<float*>(block.get()) : nullptr;
+  };
+  size_t workers = heads > 1 ? parallel::Workers() : 1;
+  float* scratch = allocate(workers * AttentionScratchFloats(shape));
+  if (scratch == nullptr && workers > 1) {
+    workers = 1;
+    scratch = allocate(AttentionScratchFloats(shape));
+  }
+  if (scratch == nullptr) {
     Fail(context, kOp, "no scratch memory for the scores (a larger temp allocator is needed)",
          Error::MemoryAllocationFailed);
     return;
@@ -81,9 +93,9 @@ void CachedAttentionOut(KernelRuntimeContext& context, Span<EValue*> stack) {
   args.mask = mask->isNone() ? nullptr : mask->toTensor().const_data_ptr<float>();
   args.bias = bias->isNone() ? nullptr : bias->toTensor().const_data_ptr<float>();
   args.scale = static_cast<float>(scale->toDouble());
-  args.scratch = static_cast<float*>(scratch.get());
+  args.scratch = scratch;
   args.out = out->toTensor().mutable_data_ptr<float>();
-  CachedAttention(shape, args);
+  CachedAttention(shape, args, workers);
 }
 
 }  // namespace kernels

@@ -9,12 +9,14 @@
 #include <gtest/gtest.h>
 
 #include "cc/kernels/attention_lanes.h"
+#include "cc/parallel/parallel_for.h"
 #include "cc/simd/lanes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace pteforge {
@@ -38,6 +40,11 @@ struct Case {
 };
 
 using Kernel = void (*)(const AttentionShape&, const AttentionArgs&);
+
+template <void (*Heads)(const AttentionShape&, const AttentionArgs&, int32_t, int32_t)>
+void AllHeads(const AttentionShape& shape, const AttentionArgs& args) {
+  Heads(shape, args, 0, shape.heads);
+}
 
 std::vector<double> Reference(const Case& c, const std::vector<float>& query, const std::vector<float>& keys,
                               const std::vector<float>& values, const std::vector<float>& mask,
@@ -128,13 +135,13 @@ void ExpectEqualsTheDoublePrecisionAttention(Kernel kernel) {
 }
 
 TEST(CachedAttention, EqualsTheDoublePrecisionAttentionOnFourLanes) {
-  ExpectEqualsTheDoublePrecisionAttention(lanes4::CachedAttention);
+  ExpectEqualsTheDoublePrecisionAttention(AllHeads<lanes4::CachedAttentionHeads>);
 }
 
 TEST(CachedAttention, EqualsTheDoublePrecisionAttentionOnEightLanes) {
 #if defined(__x86_64__)
   if (simd::RunLanes() != 8) GTEST_SKIP() << "this CPU has no AVX2 and FMA";
-  ExpectEqualsTheDoublePrecisionAttention(lanes8::CachedAttention);
+  ExpectEqualsTheDoublePrecisionAttention(AllHeads<lanes8::CachedAttentionHeads>);
 #else
   GTEST_SKIP() << "eight lanes are built for x86-64 only";
 #endif
@@ -149,13 +156,43 @@ TEST(CachedAttention, RunsTheCpusWidestLanes) {
   std::vector<float> scratch(AttentionScratchFloats(shape)), dispatched(query.size()), direct(query.size());
   CachedAttention(shape, {query.data(), keys.data(), values.data(), nullptr, bias.data(), 0.125f, scratch.data(),
                           dispatched.data()});
-  Kernel widest = lanes4::CachedAttention;
+  Kernel widest = AllHeads<lanes4::CachedAttentionHeads>;
 #if defined(__x86_64__)
-  if (simd::RunLanes() == 8) widest = lanes8::CachedAttention;
+  if (simd::RunLanes() == 8) widest = AllHeads<lanes8::CachedAttentionHeads>;
 #endif
   widest(shape, {query.data(), keys.data(), values.data(), nullptr, bias.data(), 0.125f, scratch.data(),
                  direct.data()});
   EXPECT_EQ(dispatched, direct);
+}
+
+// A pool of two std::threads taking the indices in turn (as pthreadpool would, in
+// some order).
+void TwoThreads(parallel::Task task, void* context, size_t count) {
+  std::thread other([&] {
+    for (size_t i = count; i-- > 0;) {
+      if (i % 2 == 1) task(context, 1, i);
+    }
+  });
+  for (size_t i = 0; i < count; i += 2) task(context, 0, i);
+  other.join();
+}
+
+TEST(CachedAttention, HeadsSharedAmongWorkersGiveTheSameBits) {
+  // SmolLM2's decode step: 3 key/value heads, 3 query rows each over a 64-position cache.
+  const AttentionShape shape = {3, 3, 64, 64, 0, 3};
+  std::vector<float> query(3 * 3 * 64), keys(3 * 64 * 64), values(3 * 64 * 64), mask(3 * 64, 0.0f);
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = std::sin(0.1f * i), values[i] = std::cos(0.3f * i);
+  for (size_t i = 0; i < query.size(); ++i) query[i] = std::cos(0.7f * i);
+  std::fill(mask.begin() + 40, mask.begin() + 64, kMasked);
+  std::vector<float> scratch(2 * AttentionScratchFloats(shape)), serial(query.size()), shared(query.size());
+  CachedAttention(shape, {query.data(), keys.data(), values.data(), mask.data(), nullptr, 0.125f, scratch.data(),
+                          serial.data()});
+  parallel::SetRunner(TwoThreads, 2);
+  CachedAttention(shape, {query.data(), keys.data(), values.data(), mask.data(), nullptr, 0.125f, scratch.data(),
+                          shared.data()},
+                  2);
+  parallel::SetRunner(nullptr, 1);
+  EXPECT_EQ(serial, shared);
 }
 
 }  // namespace

@@ -5,12 +5,19 @@
 #include "executorch/runtime/backend/interface.h"
 #include "executorch/runtime/backend/options.h"
 
+#include "cc/parallel/parallel_for.h"
+
 // The wheel exports ExecuTorch's thread pool but does not ship its header,
 // extension/threadpool/threadpool.h (FINDINGS.md, "ExecuTorch C++ SDK from the wheel").
 // These declarations match the exported symbols:
 //   executorch::extension::threadpool::get_threadpool()
 //   ThreadPool::_unsafe_reset_threadpool(unsigned int)
 //   ThreadPool::get_thread_count() const
+//   get_pthreadpool(), and pthreadpool's C function pthreadpool_parallelize_1d_with_thread
+struct pthreadpool;
+extern "C" void pthreadpool_parallelize_1d_with_thread(pthreadpool* pool,
+                                                       void (*task)(void*, size_t thread, size_t index),
+                                                       void* context, size_t range, uint32_t flags);
 namespace executorch::extension::threadpool {
 class ThreadPool {
  public:
@@ -18,9 +25,19 @@ class ThreadPool {
   bool _unsafe_reset_threadpool(uint32_t num_threads);
 };
 ThreadPool* get_threadpool();
+pthreadpool* get_pthreadpool();
 }  // namespace executorch::extension::threadpool
 
 namespace pteforge {
+namespace {
+
+// pteforge's kernels (cached attention's heads) on the pool XNNPACK uses.
+void RunOnPool(parallel::Task task, void* context, size_t count) {
+  pthreadpool_parallelize_1d_with_thread(executorch::extension::threadpool::get_pthreadpool(), task, context,
+                                         count, /*flags=*/0);
+}
+
+}  // namespace
 
 Status SetThreadCount(uint32_t threads) {
   if (threads == 0) return Failure(Error::InvalidArgument, "the thread count must be at least 1");
@@ -29,6 +46,7 @@ Status SetThreadCount(uint32_t threads) {
   if (!pool->_unsafe_reset_threadpool(threads)) {
     return Failure(Error::Internal, "could not resize the thread pool to %u threads", threads);
   }
+  parallel::SetRunner(RunOnPool, threads);
   return Status();
 }
 

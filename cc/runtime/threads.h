@@ -8,8 +8,9 @@
 
 namespace pteforge {
 
-// Resizes the process-wide thread pool to `threads` (>= 1). Not thread-safe: call
-// before any Session runs.
+// Resizes the process-wide thread pool to `threads` (>= 1), which pteforge's own
+// kernels then share too (cc/parallel/parallel_for.h). Not thread-safe: call before
+// any Session runs.
 Status SetThreadCount(uint32_t threads);
 
 // The current size of the thread pool.
