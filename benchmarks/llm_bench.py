@@ -301,6 +301,7 @@ def main() -> int:
     # the vocabulary's size where the folder's own would stop it (llama_cpp_worker.py).
     llama_tokenizer = "placeholder" if args.model in REAL_MODELS else "auto"
 
+    bandwidth = {"before": memory_bandwidth(threads)}
     float32_tokens = eager_run("float32", 1)[0]  # what every row's agreement counts against
     rows = []
     single_weights = args.single_forward_weights.split(",")
@@ -343,7 +344,8 @@ def main() -> int:
                 row["tokens_agreeing_with_float32"] = sum(a == b for a, b in zip(row["tokens"], float32_tokens))
                 _print_row(row)
             rows += batch
-    _print_ratios(rows)
+    bandwidth["after"] = memory_bandwidth(threads)
+    _print_ratios(rows, bandwidth)
     chat_rows = []
     if args.model in REAL_MODELS and "pteforge" in engines:
         chat_rows = chat_turns(args, work, weights_list, threads, engines, llama_python, hf_folder, llama_tokenizer)
@@ -351,7 +353,7 @@ def main() -> int:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump({"model": args.model, "size": args.model, "config": SIZES.get(args.model),
                        "prompt_tokens": len(prompt), "new_tokens": args.new_tokens, "max_seq_len": args.max_seq_len,
-                       "machine": bench_output.machine(),
+                       "machine": bench_output.machine(), "memory_read_gb_s": bandwidth,
                        "command": " ".join(sys.argv), "rows": rows, "chat": chat_rows}, f, indent=2)
     return 0
 
@@ -404,8 +406,20 @@ def chat_turns(args, work: str, weights_list: list[str], threads: list[int], eng
     return rows
 
 
-def _print_ratios(rows: list[dict]) -> None:
-    """The issue's goals as ratios, from this run's rows."""
+def memory_bandwidth(threads: list[int]) -> dict[str, float]:
+    """The cores' read bandwidth, GB/s by thread count (memory_bandwidth.cc): a decode step
+    reads every weight once, so its speed-up from 1 to 2 threads is bounded by this one's.
+    Measured before and after the rows, as a neighbour on a shared host moves it."""
+    result = subprocess.run([_tool("benchmarks/memory_bandwidth"), "--threads=" + ",".join(map(str, threads))],
+                            capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        sys.exit(f"llm_bench: memory_bandwidth failed ({result.returncode}):\n{result.stderr}")
+    return json.loads(result.stderr.strip().splitlines()[-1])["read_gb_s"]
+
+
+def _print_ratios(rows: list[dict], bandwidth: dict) -> None:
+    """The issue's goals as ratios, from this run's rows, and each engine's decode from 1
+    to 2 threads beside the memory's."""
     def find(engine, weights, threads):
         return next((r for r in rows if (r["engine"], r["weights"], r["threads"]) == (engine, weights, threads)), None)
 
@@ -427,6 +441,15 @@ def _print_ratios(rows: list[dict]) -> None:
                          f"{r['prefill_tokens_per_s'] / gguf['prefill_tokens_per_s']:.2f}x llama.cpp {gguf['weights']}'s")
         if parts:
             lines.append(f"pteforge {r['weights']}, {r['threads']} thread(s): " + "; ".join(parts))
+    for r in rows:
+        two = find(r["engine"], r["weights"], 2)
+        if r["threads"] == 1 and two and r["decode_tokens_per_s"]:
+            lines.append(f"{r['engine']} {r['weights']}: decode at 2 threads {two['decode_tokens_per_s'] / r['decode_tokens_per_s']:.2f}x "
+                         "1 thread's")
+    reads = [f"{when} {b['2'] / b['1']:.2f}x ({b['1']:.1f} -> {b['2']:.1f} GB/s)"
+             for when, b in bandwidth.items() if "1" in b and "2" in b]
+    if reads:
+        lines.append("memory read bandwidth at 2 threads / 1 thread: " + ", ".join(reads))
     if lines:
         print("\n" + "\n".join(lines), flush=True)
 
