@@ -214,11 +214,13 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
   // The state is reset and located before the other methods load: the reset touches the
   // whole state and its zeros pass through the work arena, pages given back before the
   // backends pack their weights, so the two never add up in the peak (ReturnUnusedPages).
+  // (state_starts_zeroed_ is still false here: this reset runs reset_state.)
   for (const std::string* name : {&metadata_.reset_state, &metadata_.get_state}) {
     LoadedMethod* loaded = name->empty() ? nullptr : impl_->Find(*name);
     if (loaded != nullptr) PTEFORGE_RETURN_IF_ERROR(load_method(*loaded));
   }
   PTEFORGE_RETURN_IF_ERROR(ResetStateLocked());
+  ReturnUnusedPages();
   PTEFORGE_RETURN_IF_ERROR(LocateState());
   PTEFORGE_RETURN_IF_ERROR(load_all());
   memory_.method_bytes = impl_->memory->MethodBytesUsed();

@@ -1,6 +1,7 @@
 #include "cc/runtime/session_memory.h"
 
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -41,14 +42,21 @@ StatusOr<Span<uint8_t>> HeapMemory::PlannedBuffer(size_t index, size_t size) {
   return Span<uint8_t>(Align(static_cast<uint8_t*>(block)), size);
 }
 
-bool HeapMemory::ReturnPages(uint8_t* data, size_t size) {
+bool HeapMemory::ZeroByReturningPages(uint8_t* data, size_t size) {
 #if defined(__linux__)
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) / page * page;
-  if (end <= begin) return true;
+  const uintptr_t start = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t begin = (start + page - 1) / page * page;
+  const uintptr_t end = (start + size) / page * page;
+  if (end <= begin) {
+    std::memset(data, 0, size);
+    return true;
+  }
   // Only whole pages inside the block: calloc's own bookkeeping lies outside it.
-  return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) == 0;
+  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) != 0) return false;
+  std::memset(data, 0, begin - start);
+  std::memset(reinterpret_cast<uint8_t*>(end), 0, start + size - end);
+  return true;
 #else
   (void)data;
   (void)size;

@@ -45,16 +45,17 @@ class SessionMemory {
   virtual executorch::runtime::MemoryAllocator* TempAllocator() = 0;
   // Bytes of the method allocator in use, if it keeps count (0 otherwise).
   virtual size_t MethodBytesUsed() const { return 0; }
-  // Gives the whole pages inside [data, data + size) of a planned buffer back to the
-  // system: they take no physical memory until touched again, and then read as zeros.
+  // Sets [data, data + size) of a planned buffer to zeros without touching its whole
+  // pages: they go back to the system, taking no physical memory until touched again
+  // (then zero-filled); the bytes of a partly covered page at either end are written.
   // Returns false, changing nothing, where memory cannot be given back (the default).
-  virtual bool ReturnPages(uint8_t* data, size_t size) { return false; }
+  virtual bool ZeroByReturningPages(uint8_t* data, size_t size) { return false; }
 };
 
 // Everything from the heap. Planned buffers come from calloc, not malloc + memset: a
 // large block arrives zeroed from the kernel and takes physical memory only where a
 // run touches it, so an arena planned for the largest inputs costs what the actual
-// inputs use. On Linux (and Android) ReturnPages gives pages back (madvise
+// inputs use. On Linux (and Android) ZeroByReturningPages gives pages back (madvise
 // MADV_DONTNEED, after which private anonymous pages read as zeros).
 class HeapMemory : public SessionMemory {
  public:
@@ -63,7 +64,7 @@ class HeapMemory : public SessionMemory {
   StatusOr<executorch::runtime::Span<uint8_t>> PlannedBuffer(size_t index, size_t size) override;
   executorch::runtime::MemoryAllocator* MethodAllocator() override;
   executorch::runtime::MemoryAllocator* TempAllocator() override;
-  bool ReturnPages(uint8_t* data, size_t size) override;
+  bool ZeroByReturningPages(uint8_t* data, size_t size) override;
 
  private:
   std::vector<void*> blocks_;  // what calloc returned, freed on destruction

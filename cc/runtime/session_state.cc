@@ -98,42 +98,52 @@ Status Session::ResetState() {
 
 Status Session::ResetStateLocked() {
   if (metadata_.reset_state.empty()) return Status();
+  // A state whose initial values are all zeros (a KV cache) is reset without running
+  // reset_state, whose zeros would touch every page of the state and pass through the
+  // work arena (94 MB at once for SmolLM2-135M at max_seq_len 1024): its pages are given
+  // back, and a run touches again only those it fills.
+  const Span<uint8_t>& state = impl_->arenas[kStateBufferIndex];
+  if (state_starts_zeroed_ && impl_->memory->ZeroByReturningPages(state.data(), state.size())) return Status();
   auto outputs = ExecuteLocked(metadata_.reset_state, {}, nullptr);
-  if (!outputs.ok()) return outputs.status();
-  ReturnUnusedPages();
-  return Status();
+  return outputs.ok() ? Status() : outputs.status();
 }
 
-// After a reset nothing in the work arenas is needed (they hold a call's intermediates
-// only), and the state is mostly zeros (a KV cache of max_seq_len positions): those
-// pages go back to the system, which hands out zeroed pages again as a run fills them.
-// A causal LM's reset writes its whole cache and passes the zeros through the work
-// arena: without this, a session held all of both from the start (94 MB for
-// SmolLM2-135M at max_seq_len 1024, docs/llm.md).
+// After the first reset, at load: nothing in the work arenas is needed (they hold a
+// call's intermediates only), and the state is mostly zeros (a KV cache of max_seq_len
+// positions): those pages go back to the system, which hands out zeroed pages again as
+// a run fills them. Without this a causal LM's session held its whole cache and the
+// reset's zeros in the work arena from the start (94 MB for SmolLM2-135M at max_seq_len
+// 1024, docs/llm.md). Notes whether the state is all zeros (state_starts_zeroed_). Only
+// at load: later resets leave the work arenas, which the next call touches again anyway.
 void Session::ReturnUnusedPages() {
   for (size_t id = 0; id < impl_->arenas.size(); ++id) {
     if (id == kStateBufferIndex) continue;
-    if (!impl_->memory->ReturnPages(impl_->arenas[id].data(), impl_->arenas[id].size())) return;
+    if (!impl_->memory->ZeroByReturningPages(impl_->arenas[id].data(), impl_->arenas[id].size())) return;
   }
   if (impl_->arenas.size() <= kStateBufferIndex) return;
-  // Runs of zero pages of the state (4 KB pages at least; ReturnPages rounds inward to
-  // the system's page size).
-  constexpr uintptr_t kPage = 4096;
+  // Runs of zero 4 KB blocks of the state (ZeroByReturningPages gives back the whole
+  // system pages among them).
+  constexpr uintptr_t kBlock = 4096;
   uint8_t* const begin = impl_->arenas[kStateBufferIndex].data();
   uint8_t* const end = begin + impl_->arenas[kStateBufferIndex].size();
-  uint8_t* page = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(begin) + kPage - 1) / kPage * kPage);
-  uint8_t* run = nullptr;  // the first zero page of the current run
-  for (; page + kPage <= end; page += kPage) {
-    const auto* words = reinterpret_cast<const uint64_t*>(page);
+  uint8_t* block = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(begin) + kBlock - 1) / kBlock * kBlock);
+  bool all_zero = true;
+  for (const uint8_t* p = begin; p < block && p < end; ++p) all_zero = all_zero && *p == 0;
+  uint8_t* run = nullptr;  // the first zero block of the current run
+  for (; block + kBlock <= end; block += kBlock) {
+    const auto* words = reinterpret_cast<const uint64_t*>(block);
     uint64_t any = 0;
-    for (size_t i = 0; i < kPage / sizeof(uint64_t); ++i) any |= words[i];
-    if (any == 0 && run == nullptr) run = page;
+    for (size_t i = 0; i < kBlock / sizeof(uint64_t); ++i) any |= words[i];
+    if (any == 0 && run == nullptr) run = block;
     if (any != 0 && run != nullptr) {
-      impl_->memory->ReturnPages(run, static_cast<size_t>(page - run));
+      impl_->memory->ZeroByReturningPages(run, static_cast<size_t>(block - run));
       run = nullptr;
     }
+    all_zero = all_zero && any == 0;
   }
-  if (run != nullptr) impl_->memory->ReturnPages(run, static_cast<size_t>(page - run));
+  if (run != nullptr) impl_->memory->ZeroByReturningPages(run, static_cast<size_t>(block - run));
+  for (const uint8_t* p = block; p < end; ++p) all_zero = all_zero && *p == 0;
+  state_starts_zeroed_ = all_zero;
 }
 
 }  // namespace pteforge

@@ -1,7 +1,8 @@
 // Session tests against //models:stateful_pte: set_cache / get_cache / accumulate on a
 // shared [4, 8] float cache (initially 0.5) and set_cache's private int64 counter.
 //
-// Usage: session_test <stateful.pte>   (stateful.report.json must sit next to it)
+// Usage: session_test <stateful.pte> <causal_lm.pte>   (stateful.report.json must sit next to
+// the first; the second is a causal LM, whose state, a KV cache, starts as zeros)
 
 #include "cc/runtime/session.h"
 #include "cc/runtime/session_memory.h"
@@ -26,6 +27,7 @@ namespace {
 
 std::string g_model;
 std::string g_report;
+std::string g_causal_lm;  // a causal LM's .pte: its state (the KV cache) starts as zeros
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -86,9 +88,10 @@ size_t ResidentPages(uint8_t* data, size_t size) {
   return count;
 }
 
-// What lets a session give back the state it does not use yet (Session::ReturnUnusedPages):
-// the whole pages go, read as zeros, and the bytes beside them stay.
-TEST(SessionTest, HeapMemoryGivesWholePagesBackAsZeros) {
+// What lets a session give back the state it does not use yet (Session::ReturnUnusedPages)
+// and reset a state of zeros without touching it: the range reads as zeros, its whole
+// pages take no memory, and the bytes beside it stay.
+TEST(SessionTest, HeapMemoryZeroesByGivingWholePagesBack) {
   HeapMemory memory;
   const size_t size = 1 << 20;
   auto planned = memory.PlannedBuffer(kStateBufferIndex, size);
@@ -98,13 +101,45 @@ TEST(SessionTest, HeapMemoryGivesWholePagesBackAsZeros) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   ASSERT_GE(ResidentPages(data, size), size / page - 1);
   // From 100 bytes in: the first partial page stays as it was.
-  ASSERT_TRUE(memory.ReturnPages(data + 100, size - 100));
-  EXPECT_EQ(ResidentPages(data, size), 0u);
-  const size_t first_whole = (page - reinterpret_cast<uintptr_t>(data + 100) % page) % page + 100;
-  for (size_t i = 0; i < first_whole; ++i) ASSERT_EQ(data[i], 0xAB) << "byte " << i;
-  for (size_t i = first_whole; i < size / 2; ++i) ASSERT_EQ(data[i], 0) << "byte " << i;
+  ASSERT_TRUE(memory.ZeroByReturningPages(data + 100, size - 200));
+  // The pages wholly inside the range; those at its ends were written.
+  const size_t whole_from = (page - reinterpret_cast<uintptr_t>(data + 100) % page) % page + 100;
+  const size_t whole_to = size - 100 - reinterpret_cast<uintptr_t>(data + size - 100) % page;
+  EXPECT_EQ(ResidentPages(data + whole_from, whole_to - whole_from), 0u);
+  for (size_t i = 0; i < size; ++i) {
+    ASSERT_EQ(data[i], i < 100 || i >= size - 100 ? 0xAB : 0) << "byte " << i;
+  }
 }
 #endif
+
+// A state that starts as zeros is reset without running reset_state (the arenas zeroed,
+// their pages given back): afterwards it reads as zeros again, and the same prompt
+// gives the same logits as in a fresh session.
+TEST(SessionTest, AStateOfZerosResetsToZerosAndGivesTheSameResults) {
+  auto opened = Session::Open(g_causal_lm);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Session& session = *opened.value();
+  ASSERT_FALSE(session.state().empty());
+  const HostTensor prompt = HostTensor::FromValues<int64_t>(ScalarType::Long, {1, 5}, {1, 7, 3, 9, 4});
+  const HostTensor first = Tensor(session.Execute("prefill", {prompt}));
+  bool written = false;
+  for (const StateBuffer& buffer : session.state()) {
+    auto value = session.ReadState(buffer.name);
+    ASSERT_TRUE(value.ok()) << value.status().ToString();
+    for (uint8_t byte : value->bytes) written = written || byte != 0;
+  }
+  ASSERT_TRUE(written) << "prefill wrote nothing into the cache";
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(session.ResetState().ok());
+    for (const StateBuffer& buffer : session.state()) {
+      auto value = session.ReadState(buffer.name);
+      ASSERT_TRUE(value.ok()) << value.status().ToString();
+      for (uint8_t byte : value->bytes) ASSERT_EQ(byte, 0) << buffer.name << " after reset " << round;
+    }
+    const HostTensor again = Tensor(session.Execute("prefill", {prompt}));
+    ASSERT_EQ(again.bytes, first.bytes) << "round " << round;
+  }
+}
 
 TEST(SessionTest, ListsMethodsConstantsAndState) {
   auto session = OpenModel();
@@ -324,12 +359,13 @@ TEST(SessionTest, ConcurrentCallsAreSerialized) {
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
-  std::string model = argc == 2 ? argv[1] : "";
+  std::string model = argc == 3 ? argv[1] : "";
   if (model.size() <= 4 || model.compare(model.size() - 4, 4, ".pte") != 0) {
-    std::fprintf(stderr, "usage: %s <model.pte>\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <stateful.pte> <causal_lm.pte>\n", argv[0]);
     return 2;
   }
   pteforge::g_model = model;
+  pteforge::g_causal_lm = argv[2];
   pteforge::g_report = model.substr(0, model.size() - 4) + ".report.json";
   return RUN_ALL_TESTS();
 }
