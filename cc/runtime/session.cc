@@ -183,20 +183,26 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
     memory_.separate_arenas_bytes += loaded.work_bytes;
     return Status();
   };
-  auto load_all = [&]() -> Status {
-    for (auto& [name, loaded] : impl_->methods) PTEFORGE_RETURN_IF_ERROR(load_method(*loaded));
+  // Without a backend or with: the methods without one load first, so that a runtime
+  // missing their kernels fails here, before anything runs (a wrong kernel set can abort
+  // inside a kernel that is there but lacks a dtype).
+  auto load_all = [&](bool with_backends) -> Status {
+    for (auto& [name, loaded] : impl_->methods) {
+      auto meta = prog.method_meta(name.c_str());
+      if (!with_backends && meta.ok() && meta->num_backends() > 0) continue;
+      PTEFORGE_RETURN_IF_ERROR(load_method(*loaded));
+    }
     return Status();
   };
 
   // pteforge metadata: entry points, constants and state; otherwise every method.
-  LoadedMethod* metadata_method = impl_->Find(kMetadataMethod);
-  if (metadata_method == nullptr) {
-    PTEFORGE_RETURN_IF_ERROR(load_all());
+  if (impl_->Find(kMetadataMethod) == nullptr) {
+    PTEFORGE_RETURN_IF_ERROR(load_all(/*with_backends=*/true));
     memory_.method_bytes = impl_->memory->MethodBytesUsed();
     methods_ = all_methods_;
     return Status();
   }
-  PTEFORGE_RETURN_IF_ERROR(load_method(*metadata_method));
+  PTEFORGE_RETURN_IF_ERROR(load_all(/*with_backends=*/false));
   auto outputs = ExecuteLocked(kMetadataMethod, {}, nullptr);
   if (!outputs.ok()) return outputs.status();
   const auto* text = outputs->size() == 1 ? std::get_if<std::string>(&(*outputs)[0]) : nullptr;
@@ -211,18 +217,15 @@ Status Session::Load(const std::string& what, size_t size, SessionOptions option
       return Failure(Error::InvalidProgram, "the metadata lists method '%s', which the program lacks", name.c_str());
     }
   }
-  // The state is reset and located before the other methods load: the reset touches the
-  // whole state and its zeros pass through the work arena, pages given back before the
-  // backends pack their weights, so the two never add up in the peak (ReturnUnusedPages).
-  // (state_starts_zeroed_ is still false here: this reset runs reset_state.)
-  for (const std::string* name : {&metadata_.reset_state, &metadata_.get_state}) {
-    LoadedMethod* loaded = name->empty() ? nullptr : impl_->Find(*name);
-    if (loaded != nullptr) PTEFORGE_RETURN_IF_ERROR(load_method(*loaded));
-  }
+  // The state is reset and located before the methods with a backend load: the reset
+  // (a method without one) touches the whole state and its zeros pass through the work
+  // arena, pages given back before the backends pack their weights, so the two never
+  // add up in the peak (ReturnUnusedPages). (state_starts_zeroed_ is still false here:
+  // this reset runs reset_state.)
   PTEFORGE_RETURN_IF_ERROR(ResetStateLocked());
   ReturnUnusedPages();
   PTEFORGE_RETURN_IF_ERROR(LocateState());
-  PTEFORGE_RETURN_IF_ERROR(load_all());
+  PTEFORGE_RETURN_IF_ERROR(load_all(/*with_backends=*/true));
   memory_.method_bytes = impl_->memory->MethodBytesUsed();
   for (const auto& written : metadata_.writes) {
     LoadedMethod* loaded = impl_->Find(written.method);

@@ -211,6 +211,10 @@ StatusOr<std::vector<Value>> Session::ExecuteLocked(const std::string& method, c
     return Failure(Error::InvalidArgument, "no method '%s' in the program (its methods: %s)", method.c_str(),
                    known.c_str());
   }
+  if (loaded->method == nullptr) {  // at load, before the methods with a backend are loaded
+    return Failure(Error::InvalidProgram, "method '%s' runs on a backend, which the program's state methods may not",
+                   method.c_str());
+  }
   auto signature = Signature(method);
   if (!signature.ok()) return signature.status();
   if (inputs.size() != signature->inputs.size()) {
