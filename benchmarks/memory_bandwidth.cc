@@ -62,8 +62,17 @@ int main(int argc, char** argv) {
   size_t mb = 1024;
   unsigned rounds = 7;
   std::vector<unsigned> thread_counts = {1, 2};
+  constexpr const char* kUsage =
+      "usage: memory_bandwidth [--mb=1024] [--threads=1,2] [--rounds=7]\n"
+      "  --mb=...       the buffer's size in MB (at least 64: far above the caches)\n"
+      "  --threads=...  thread counts to measure, e.g. 1,2\n"
+      "  --rounds=...   reads of the whole buffer per count; the fastest is reported\n";
   for (int i = 1; i < argc; ++i) {
     std::string value;
+    if (std::strcmp(argv[i], "--help") == 0) {
+      std::printf("%s", kUsage);
+      return 0;
+    }
     if (Flag(argv[i], "--mb", &value)) {
       mb = std::strtoul(value.c_str(), nullptr, 10);
     } else if (Flag(argv[i], "--rounds", &value)) {
@@ -77,7 +86,7 @@ int main(int argc, char** argv) {
         if (end == p && *p) break;
       }
     } else {
-      std::fprintf(stderr, "usage: memory_bandwidth [--mb=1024] [--threads=1,2] [--rounds=7]\n");
+      std::fprintf(stderr, "memory_bandwidth: unknown flag %s\n%s", argv[i], kUsage);
       return 2;
     }
   }
