@@ -44,6 +44,7 @@ StatusOr<Span<uint8_t>> HeapMemory::PlannedBuffer(size_t index, size_t size) {
 
 bool HeapMemory::ZeroByReturningPages(uint8_t* data, size_t size) {
 #if defined(__linux__)
+  if (size == 0) return true;
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t start = reinterpret_cast<uintptr_t>(data);
   const uintptr_t begin = (start + page - 1) / page * page;

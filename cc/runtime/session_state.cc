@@ -102,8 +102,10 @@ Status Session::ResetStateLocked() {
   // reset_state, whose zeros would touch every page of the state and pass through the
   // work arena (94 MB at once for SmolLM2-135M at max_seq_len 1024): its pages are given
   // back, and a run touches again only those it fills.
-  const Span<uint8_t>& state = impl_->arenas[kStateBufferIndex];
-  if (state_starts_zeroed_ && impl_->memory->ZeroByReturningPages(state.data(), state.size())) return Status();
+  if (state_starts_zeroed_) {  // only ever set with a state arena (ReturnUnusedPages)
+    const Span<uint8_t>& state = impl_->arenas[kStateBufferIndex];
+    if (impl_->memory->ZeroByReturningPages(state.data(), state.size())) return Status();
+  }
   auto outputs = ExecuteLocked(metadata_.reset_state, {}, nullptr);
   return outputs.ok() ? Status() : outputs.status();
 }
