@@ -36,8 +36,8 @@ void RunHead(void* context, size_t worker, size_t head) {
 void CachedAttention(const AttentionShape& shape, const AttentionArgs& args, size_t workers) {
   const HeadsFunction heads = ForThisCpu();
   if (workers <= 1 || shape.heads <= 1) return heads(shape, args, 0, shape.heads);
-  const HeadTask task = {&shape, &args, heads};
-  parallel::For(static_cast<size_t>(shape.heads), RunHead, const_cast<HeadTask*>(&task));
+  HeadTask task = {&shape, &args, heads};
+  parallel::For(static_cast<size_t>(shape.heads), RunHead, &task);
 }
 
 }  // namespace kernels

@@ -4,8 +4,8 @@
 
 #include "cc/kernels/attention.h"
 #include "cc/kernels/ops.h"
-#include "cc/parallel/parallel_for.h"
 #include "cc/kernels/unboxing.h"
+#include "cc/parallel/parallel_for.h"
 
 namespace pteforge {
 namespace kernels {

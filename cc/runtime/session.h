@@ -180,8 +180,8 @@ class Session {
   std::vector<std::string> constants_;
   std::vector<std::string> all_methods_;
   std::vector<StateBuffer> state_;
-  // The state's initial values are all zeros: a reset zeroes the arenas instead of
-  // running reset_state (ReturnUnusedPages finds it out after the first reset).
+  // The state's initial values are all zeros: a reset gives the state arena's pages
+  // back instead of running reset_state (ReturnUnusedPages finds it out at load).
   bool state_starts_zeroed_ = false;
   Metadata metadata_;
   MemoryUsage memory_;
