@@ -29,7 +29,7 @@ import time
 from absl import app, flags
 
 import bench_output
-from pteforge.lower.parallel_lowering import export_jobs
+from pteforge.support.forked import export_jobs
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("directions", ["enpt"], "Directions to export.")

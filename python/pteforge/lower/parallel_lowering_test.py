@@ -8,9 +8,10 @@ import torch
 
 from pteforge import ExportError, load
 from pteforge.lower import parallel_lowering
-from pteforge.lower.parallel_lowering import export_jobs, split_by_size
+from pteforge.lower.parallel_lowering import split_by_size
 from pteforge.program.testing_models import cache_exporter
 from pteforge.support import testing
+from pteforge.support.forked import export_jobs
 
 
 def test_split_balances_sizes_and_keeps_each_groups_order():
@@ -88,16 +89,21 @@ def test_delegate_weights_travel_beside_the_serialized_program():
     tensors = dict(delegate.original_module.state_dict)
     assert sum(len(buffer) for buffer in buffers) >= 256 * 256 * 4
 
-    artifact, payloads = parallel_lowering._serialize(lowered)
+    known = parallel_lowering.known_tensors({"forward": program})
+    artifact, payloads, top_level = parallel_lowering._serialize(lowered, known)
     # The weights are not in ExecuTorch's serialization (base64 in JSON: 25 s each way
-    # at 135M parameters), only in the payloads, as they were.
+    # at 135M parameters), only in the payloads, as they were; the layer's own tensors,
+    # which this process still has, travel by name.
     assert sum(len(part) for part in artifact) < 64 * 1024
-    back = parallel_lowering._deserialize((artifact, payloads))
+    by_name, raw = payloads[0][1]
+    assert by_name and not raw
+    back = parallel_lowering._deserialize((artifact, payloads, top_level), known)
     (delegate_back,) = parallel_lowering._lowered_modules(back)
     assert delegate_back.named_data_store_output.buffers == buffers
     assert delegate_back.named_data_store_output.pte_data == delegate.named_data_store_output.pte_data
     assert delegate_back.processed_bytes == delegate.processed_bytes
-    for key, value in tensors.items():
+    for key, value in tensors.items():  # the very tensors the program held before lowering
+        assert delegate_back.original_module.state_dict[key] is program.state_dict[key]
         assert torch.equal(delegate_back.original_module.state_dict[key], value)
 
 

@@ -26,16 +26,17 @@ import torch
 
 from pteforge.capture.arguments import method_parameters
 from pteforge.capture.capture import CapturedMethod, capture
+from pteforge.capture.parallel_capture import capture_methods
 from pteforge.capture.signature import method_signature
 from pteforge.emit import emission, metadata, plan
 from pteforge.lower import lowering
-from pteforge.lower.parallel_lowering import export_jobs
 from pteforge.lower.speedups.shortcuts import export_shortcuts
 from pteforge.program.pte_program import PteProgram
 from pteforge.report import report
 from pteforge.state import state as state_lib
 from pteforge.support import failures
 from pteforge.support.errors import ExportError
+from pteforge.support.forked import export_jobs
 from pteforge.support.instructions import instruction_counts
 from pteforge.support.progress import StageTimer
 from pteforge.support.quiet import held_back
@@ -282,11 +283,11 @@ class MultiMethodExporter:
         tolerance = tolerance or self._tolerance.get(backend) or DEFAULT_TOLERANCE[backend]
         timer = StageTimer()
 
-        captured: dict[str, CapturedMethod] = {}
-        for spec in self._methods.values():
-            with timer.stage(f"export {spec.name}"):
-                captured[spec.name] = capture(
-                    self.module, spec.name, self._function(spec.name), spec.example_args, spec.dynamic_shapes)
+        def capture_one(name: str) -> CapturedMethod:
+            spec = self._methods[name]
+            return capture(self.module, name, self._function(name), spec.example_args, spec.dynamic_shapes)
+
+        captured = capture_methods(self.module, list(self._methods), capture_one, export_jobs(), timer)
 
         try:
             shared = state_lib.expand_declarations(self.module, self._shared)
