@@ -82,10 +82,6 @@ def _module_tensors(module: torch.nn.Module) -> forked.KnownTensors:
                                 **dict(module.named_buffers(remove_duplicate=False))})
 
 
-def _tables(program: torch.export.ExportedProgram) -> dict[str, dict]:
-    return {"state_dict": program.state_dict, "constants": program.constants}
-
-
 def _pack(module: torch.nn.Module, captured: dict[str, CapturedMethod]) -> dict:
     """Each method as torch.export's serialization, the module's tensors in it by name
     and the trace's own tensors raw beside it. (The programs are changed: the child
@@ -96,7 +92,7 @@ def _pack(module: torch.nn.Module, captured: dict[str, CapturedMethod]) -> dict:
     packed = {}
     for method, result in captured.items():
         program = result.program
-        by_name, raw = known.detach(_tables(program))
+        by_name, raw = known.detach(forked.tensor_tables(program))
         artifact = serde.serialize(program)
         serialized = (artifact.exported_program, artifact.state_dict, artifact.constants, artifact.example_inputs)
         packed[method] = (serialized, by_name, raw, _traced_from_gradients(program), result.reads, result.writes,
@@ -113,7 +109,7 @@ def _unpack(module: torch.nn.Module, packed: dict) -> dict[str, CapturedMethod]:
     for method, (serialized, by_name, raw, non_leaves, reads, writes, written_args) in packed.items():
         program = serde.deserialize(SerializedArtifact(*serialized))
         _make_non_leaves(program, non_leaves)
-        known.attach(_tables(program), by_name, raw)
+        known.attach(forked.tensor_tables(program), by_name, raw)
         captured[method] = CapturedMethod(method, program, reads, writes, written_args)
     return captured
 

@@ -99,12 +99,8 @@ def known_tensors(programs: Mapping[str, ExportedProgram]) -> forked.KnownTensor
     method still holds (the programs outside its delegates, and the delegates' original
     programs): the child names them, and they are not copied."""
     return forked.KnownTensors({f"{method}:{kind}:{key}": value for method, program in programs.items()
-                                for kind, table in _tables(program).items() for key, value in table.items()
+                                for kind, table in forked.tensor_tables(program).items() for key, value in table.items()
                                 if isinstance(value, torch.Tensor)})
-
-
-def _tables(program) -> dict[str, dict]:
-    return {"state_dict": program.state_dict, "constants": program.constants}
 
 
 def _serialize(program: ExportedProgram, known: forked.KnownTensors) -> tuple:
@@ -121,7 +117,7 @@ def _serialize(program: ExportedProgram, known: forked.KnownTensors) -> tuple:
     from executorch.exir.serde import serialize as serde
 
     payloads = [_detach_payload(module, known) for module in _lowered_modules(program)]
-    tensors = known.detach(_tables(program))
+    tensors = known.detach(forked.tensor_tables(program))
     artifact = serde.serialize(program)
     return (artifact.exported_program, artifact.state_dict, artifact.constants, artifact.example_inputs), payloads, tensors
 
@@ -134,7 +130,7 @@ def _deserialize(serialized: tuple, known: forked.KnownTensors) -> ExportedProgr
     # The serializer drops requires_grad from the values; plan_and_emit drops it from
     # every method (lowering.py), so the .pte does not depend on the path taken.
     program = serde.deserialize(SerializedArtifact(*artifact))
-    known.attach(_tables(program), *tensors)
+    known.attach(forked.tensor_tables(program), *tensors)
     modules = _lowered_modules(program)
     if len(modules) != len(payloads):
         raise RuntimeError(f"{len(modules)} delegates read back where {len(payloads)} were written")
@@ -163,7 +159,7 @@ def _detach_payload(module, known: forked.KnownTensors) -> tuple:
     buffers = None
     if store is not None:
         buffers, store.buffers = store.buffers, [b""] * len(store.buffers)
-    return buffers, known.detach(_tables(module.original_module))
+    return buffers, known.detach(forked.tensor_tables(module.original_module))
 
 
 def _attach_payload(module, payload: tuple, known: forked.KnownTensors) -> None:
@@ -173,4 +169,4 @@ def _attach_payload(module, payload: tuple, known: forked.KnownTensors) -> None:
         raise RuntimeError("a delegate's named data does not match what was written")
     if store is not None:
         store.buffers = buffers
-    known.attach(_tables(module.original_module), *tensors)
+    known.attach(forked.tensor_tables(module.original_module), *tensors)

@@ -172,6 +172,11 @@ def stand_in(value: Any) -> Any:
     return torch.nn.Parameter(empty, requires_grad=False) if isinstance(value, torch.nn.Parameter) else empty
 
 
+def tensor_tables(program) -> dict[str, dict]:
+    """An ExportedProgram's tables of tensors, as KnownTensors.detach and attach take them."""
+    return {"state_dict": program.state_dict, "constants": program.constants}
+
+
 class KnownTensors:
     """Tensors the parent and its children both hold from before the fork, by names that
     both resolve: a result that holds them travels with the names only, and the parent
