@@ -1,5 +1,5 @@
-"""Skips ExecuTorch's last decomposition of a method when there is nothing left for it to
-decompose, with the same program.
+"""Skips two of ExecuTorch's decompositions of a method when they have nothing to do,
+with the same program: the last one, and the first when the method is functional already.
 
 to_edge_transform_and_lower decomposes each method lowered to a partitioner that keeps
 some operators whole (XNNPACK keeps linear and torchao's quantization operators) three
@@ -17,9 +17,17 @@ table but size queries, and no CompositeImplicitAutograd operator torch could de
 (it decomposes those whatever the table, unless told to keep them). The programs are
 byte-identical with and without it (shortcuts_test). If ExecuTorch changes the function
 this relies on, it does nothing.
+
+The first of the three passes only functionalizes (an empty table). pteforge's capture
+functionalized every method already (capture.py: that is how it learns the state a method
+writes), so this pass re-traces a graph with no in-place operator and nothing to
+decompose, and gives the same graph back: 9-10 s of SmolLM2-135M-Instruct's prefill
+lowering (float32 and 4-bit alike). Within to_edge_transform_and_lower, it is skipped when no node
+writes in place, none is a higher-order operator and none would be decomposed anyway.
 """
 
 import contextlib
+import operator
 
 import torch
 
@@ -36,7 +44,7 @@ def _is_size_query(target: torch._ops.OpOverload) -> bool:
 def _decomposes_anyway(target) -> bool:
     """A CompositeImplicitAutograd operator torch may keep when told to and otherwise
     decomposes, whatever the table: one the previous pass kept that the last pass would
-    decompose."""
+    decompose. (Not so for an empty table, which keeps them all: _functional_already.)"""
     from torch._export.utils import _is_preservable_cia_op
 
     return target.namespace != _KEPT_NAMESPACE and _is_preservable_cia_op(target)
@@ -65,10 +73,37 @@ def _nothing_to_decompose(program: torch.export.ExportedProgram, table) -> bool:
     return not any(found)
 
 
+def _changed_by_functionalizing(node: torch.fx.Node) -> bool:
+    """A node run_decompositions({}) rewrites: an operator that writes in place, one
+    torch decomposes even when told to keep everything (a CompositeImplicitAutograd
+    operator it cannot keep), or a higher-order operator (control flow, functionalization
+    wrappers), left to the pass. Size arithmetic and getitem pass through unchanged."""
+    from torch._export.utils import _is_cia_op, _is_preservable_cia_op
+
+    if node.op == "call_module":
+        return True
+    if node.op != "call_function":
+        return False
+    target = node.target
+    if isinstance(target, torch._ops.OpOverload):
+        return target._schema.is_mutable or (_is_cia_op(target) and not _is_preservable_cia_op(target))
+    return getattr(target, "__module__", None) != operator.getitem.__module__  # "_operator"
+
+
+def _functional_already(program: torch.export.ExportedProgram, table, args, kwargs) -> bool:
+    """run_decompositions({}) would only re-trace `program` into the same graph. (An
+    empty table keeps every operator torch can keep; the tables ExecuTorch builds compare
+    equal to {} too, hence the type.)"""
+    if type(table) is not dict or table or args or kwargs:
+        return False
+    return not any(_changed_by_functionalizing(node) for node in program.graph.nodes)
+
+
 @contextlib.contextmanager
 def skip_redundant_decompositions():
     """Within the block, the decomposition that follows ExecuTorch's marking of the kept
-    operators is skipped when it has nothing to decompose."""
+    operators is skipped when it has nothing to decompose, and within
+    to_edge_transform_and_lower, functionalizing a method that is functional already."""
     try:
         from executorch.exir.graph_module import bfs_trace_with_node_process  # noqa: F401
         from executorch.exir.program import _program
@@ -81,13 +116,27 @@ def skip_redundant_decompositions():
         yield  # another ExecuTorch, or already inside the block
         return
     decompose = torch.export.ExportedProgram.run_decompositions
+    edge_manager = getattr(_program, "_gen_edge_manager_for_partitioners", None)
+    if edge_manager is None:
+        yield
+        return
+    lowering = []  # non-empty while ExecuTorch prepares a method for its partitioners
 
     def marking(name, program, partitioner):
         kept = mark(name, program, partitioner)
         setattr(program, _MARK, True)
         return kept
 
+    def for_partitioners(*args, **kwargs):
+        lowering.append(True)
+        try:
+            return edge_manager(*args, **kwargs)
+        finally:
+            lowering.pop()
+
     def run_decompositions(self, decomp_table=None, *args, **kwargs):
+        if lowering and _functional_already(self, decomp_table, args, kwargs):
+            return self
         if getattr(self, _MARK, False):
             delattr(self, _MARK)
             if not args and not kwargs and _nothing_to_decompose(self, decomp_table):
@@ -96,9 +145,11 @@ def skip_redundant_decompositions():
 
     marking._pteforge_wrapper = True
     _program._replace_aten_ops_with_transformed_ops = marking
+    _program._gen_edge_manager_for_partitioners = for_partitioners
     torch.export.ExportedProgram.run_decompositions = run_decompositions
     try:
         yield
     finally:
         _program._replace_aten_ops_with_transformed_ops = mark
+        _program._gen_edge_manager_for_partitioners = edge_manager
         torch.export.ExportedProgram.run_decompositions = decompose

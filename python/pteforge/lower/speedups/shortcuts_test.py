@@ -1,6 +1,6 @@
 """The exporter's shortcuts: programs byte-identical with and without them
 (PTEFORGE_EXPORT_SHORTCUTS=0), XNNPACK re-traces skipped only after a pass that changed
-nothing, ExecuTorch's last decomposition skipped only when it has nothing to do, and
+nothing, ExecuTorch's first and last decompositions skipped only when they have nothing to do, and
 partition fusing sorting the graph in place exactly as torch's legalize_graph would, node
 provenance shared and equal to what torch records, torch's py_impl rebuilt from its own
 source without evaluating annotations, and the collector's settings restored."""
@@ -300,10 +300,11 @@ class _Linear(torch.nn.Module):
         return torch.nn.functional.linear(x, weight if self.weight_is_input else self.layer.weight) + 1
 
 
-def _lower(weight_is_input: bool, monkeypatch, skip: bool):
+def _lower(module: torch.nn.Module, monkeypatch, skip: bool):
     """The lowered graph and how many decompositions ran. (Bytes are compared on whole
     exports: to_edge alone names constants differently on every call.)"""
-    program = torch.export.export(_Linear(weight_is_input), (torch.ones(2, 4), torch.ones(3, 4)))
+    example = (torch.ones(2, 4), torch.ones(3, 4)) if isinstance(module, _Linear) else (torch.ones(2, 4),)
+    program = torch.export.export(module, example)
     calls = []
     original = torch.export.ExportedProgram.run_decompositions
 
@@ -319,12 +320,35 @@ def _lower(weight_is_input: bool, monkeypatch, skip: bool):
 
 @pytest.mark.parametrize("weight_is_input", [False, True])
 def test_the_last_decomposition_runs_only_when_needed(monkeypatch, weight_is_input):
-    _lower(weight_is_input, monkeypatch, skip=False)  # XNNPACK traces its pattern graphs on first use
-    with_skip, fewer = _lower(weight_is_input, monkeypatch, skip=True)
-    without, calls = _lower(weight_is_input, monkeypatch, skip=False)
+    _lower(_Linear(weight_is_input), monkeypatch, skip=False)  # XNNPACK traces its pattern graphs on first use
+    with_skip, fewer = _lower(_Linear(weight_is_input), monkeypatch, skip=True)
+    without, calls = _lower(_Linear(weight_is_input), monkeypatch, skip=False)
     assert with_skip == without
-    # Kept whole: nothing left to decompose, one pass fewer. Declined: it runs.
-    assert fewer == (calls if weight_is_input else calls - 1)
+    # The first pass (functionalizing a functional graph) is skipped in both cases. Kept
+    # whole: nothing left to decompose either, one pass fewer. Declined: it runs.
+    assert fewer == (calls - 1 if weight_is_input else calls - 2)
+
+
+class _InPlaceRelu(torch.nn.Module):
+    """relu_(linear(x)): a graph torch.export leaves with an in-place write."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.layer(x)
+        y.relu_()
+        return y
+
+
+def test_a_graph_that_writes_in_place_is_functionalized(monkeypatch):
+    # The decompositions that run are the same with and without the shortcut, save the
+    # last (the linear layer is kept whole): the first one has a relu_ to functionalize.
+    with_skip, fewer = _lower(_InPlaceRelu(), monkeypatch, skip=True)
+    without, calls = _lower(_InPlaceRelu(), monkeypatch, skip=False)
+    assert with_skip == without
+    assert fewer == calls - 1
 
 
 def test_the_decomposition_shortcut_is_undone_after_the_block():
