@@ -1,5 +1,5 @@
 """The exporter's shortcuts: speed-ups inside torch's and ExecuTorch's passes that must
-not change a single byte of the program (decomposition_cache.py, dtype_check.py, xnnpack_retraces.py,
+not change a single byte of the program (decomposition_cache.py, dtype_check.py, fused_edge_passes.py, xnnpack_retraces.py,
 redundant_decompositions.py, fusion_sort.py, merge_check.py, node_provenance.py,
 quantization_shapes.py, lazy_annotations.py, garbage_collection.py).
 
@@ -12,6 +12,7 @@ import os
 
 from pteforge.lower.speedups.decomposition_cache import cached_cia_operators
 from pteforge.lower.speedups.dtype_check import metadata_dtype_check
+from pteforge.lower.speedups.fused_edge_passes import fused_edge_passes
 from pteforge.lower.speedups.fusion_sort import sorted_in_place_while_fusing
 from pteforge.lower.speedups.garbage_collection import fewer_full_collections
 from pteforge.lower.speedups.lazy_annotations import unevaluated_annotations
@@ -33,5 +34,5 @@ def export_shortcuts():
         return
     with (fewer_full_collections(), cached_cia_operators(), skip_unchanged_retraces(), skip_redundant_decompositions(),
           sorted_in_place_while_fusing(), faster_merge_checks(), shared_provenance(),
-          remembered_quantization_shapes(), unevaluated_annotations(), metadata_dtype_check()):
+          remembered_quantization_shapes(), unevaluated_annotations(), metadata_dtype_check(), fused_edge_passes()):
         yield

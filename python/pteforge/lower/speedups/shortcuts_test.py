@@ -18,7 +18,7 @@ from executorch.exir.pass_base import ExportPass
 
 from models.cache_model import make_exporter as make_cache_exporter
 from models.stateful import make_exporter as make_stateful_exporter
-from pteforge.lower.speedups import (fusion_sort, garbage_collection, lazy_annotations, merge_check,
+from pteforge.lower.speedups import (fused_edge_passes, fusion_sort, garbage_collection, lazy_annotations, merge_check,
                                      node_provenance, quantization_shapes, redundant_decompositions, shortcuts,
                                      source_patch, xnnpack_retraces)
 from pteforge.support import testing
@@ -503,3 +503,62 @@ def test_the_collector_settings_are_restored_after_the_block():
 
 if __name__ == "__main__":
     testing.main(__file__)
+
+
+def _edge_passes_run(monkeypatch, fused: bool, module: torch.nn.Module, example: tuple) -> tuple[str, list]:
+    """The edge program's code, and the passes _generate_edge_program ran (by class)."""
+    from torch.fx.passes.infra.pass_base import PassBase
+
+    ran = []
+    original = PassBase.__call__
+
+    def counted(self, graph_module):
+        ran.append(type(self).__name__)
+        return original(self, graph_module)
+
+    program = torch.export.export(module, example)
+    with monkeypatch.context() as patch:
+        patch.setattr(PassBase, "__call__", counted)
+        with fused_edge_passes.fused_edge_passes() if fused else contextlib.nullcontext():
+            edge = to_edge(program)  # no backend: its own passes would count too
+    return edge.exported_program().graph_module.code, ran
+
+
+def test_the_edge_rewrites_run_in_two_retraces(monkeypatch):
+    # A scalar to make a tensor of (ScalarToTensorPass), a transpose to normalize, a
+    # mixed-type add, and a linear layer XNNPACK takes.
+    class _Mixed(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(4, 4)
+
+        def forward(self, x, n):
+            y = self.layer(x).transpose(0, 1) * 0.5
+            return y + n.to(torch.int32), torch.clamp(y, min=-1.0)
+
+    example = (torch.ones(4, 4), torch.ones(4, 4, dtype=torch.int32))
+    fused_code, fused = _edge_passes_run(monkeypatch, True, _Mixed(), example)
+    code, ran = _edge_passes_run(monkeypatch, False, _Mixed(), example)
+    assert fused_code == code
+    seven = {"NormalizeTransposePass", "ReplaceBrokenOpsWithFunctionalOpsPass", "ScalarToTensorPass",
+             "SymToTensorPass", "RemoveMixedTypeOperators", "OpReplacePass", "MemoryFormatOpsPass"}
+    assert seven <= set(ran)
+    assert not seven & set(fused)
+    assert sum(name.startswith("Fused") for name in fused) == 2
+    assert len(fused) == len(ran) - 5
+
+
+def test_edge_passes_of_another_version_run_one_at_a_time(monkeypatch):
+    monkeypatch.setitem(fused_edge_passes._KNOWN_PASSES, "SymToTensorPass", "another version")
+    _, ran = _edge_passes_run(monkeypatch, True, _Linear(False), (torch.ones(2, 4), torch.ones(3, 4)))
+    assert "SymToTensorPass" in ran
+    assert "FusedNormalizeTransposePassReplaceBrokenOpsWithFunctionalOpsPassScalarToTensorPass" in ran
+
+
+def test_the_edge_pass_fusion_is_undone_after_the_block():
+    from executorch.exir.program import _program
+
+    generate = _program._generate_edge_program
+    with fused_edge_passes.fused_edge_passes():
+        assert _program._generate_edge_program is not generate
+    assert _program._generate_edge_program is generate
