@@ -23,6 +23,7 @@ nothing. The programs are byte-identical with and without it (shortcuts_test).
 from __future__ import annotations
 
 import contextlib
+import functools
 
 from pteforge.lower.speedups.source_patch import source_digest
 
@@ -47,9 +48,18 @@ def _instance(entry):
     return getattr(entry, "__wrapped__", entry)
 
 
+@functools.lru_cache(maxsize=None)
+def _class_digest(cls: type) -> str | None:
+    return source_digest(cls)  # reads the class's source file: once per class
+
+
+def _known(cls: type) -> bool:
+    """`cls` is the version of its pass this was written against."""
+    return _KNOWN_PASSES.get(cls.__name__) == _class_digest(cls)
+
+
 def _fusable(entry) -> bool:
-    cls = type(_instance(entry))
-    return _KNOWN_PASSES.get(cls.__name__) == source_digest(cls)
+    return _known(type(_instance(entry)))
 
 
 def _fuse(run: list):
@@ -100,7 +110,7 @@ def fused_edge_passes():
         return
     edge_passes, op_replace, memory_format = (
         _program._get_aten_to_edge_passes, _program.OpReplacePass, _program.MemoryFormatOpsPass)
-    tail_fusable = all(_KNOWN_PASSES.get(cls.__name__) == source_digest(cls) for cls in (op_replace, memory_format))
+    tail_fusable = _known(op_replace) and _known(memory_format)
 
     def generate_edge_program(config, *args, **kwargs):
         # _generate_edge_program runs the pre-replacement passes, then OpReplacePass(),

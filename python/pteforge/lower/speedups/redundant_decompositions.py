@@ -21,9 +21,9 @@ this relies on, it does nothing.
 The first of the three passes only functionalizes (an empty table). pteforge's capture
 functionalized every method already (capture.py: that is how it learns the state a method
 writes), so this pass re-traces a graph with no in-place operator and nothing to
-decompose, and gives the same graph back: 9-10 s of SmolLM2-135M-Instruct's prefill
-lowering (float32 and 4-bit alike). Within to_edge_transform_and_lower, it is skipped when no node
-writes in place, none is a higher-order operator and none would be decomposed anyway.
+decompose, and gives the same graph back: 9-10 s of SmolLM2-135M-Instruct's float32
+prefill lowering. Within to_edge_transform_and_lower, it is skipped when no node writes
+in place, none is a higher-order operator and none would be decomposed anyway.
 """
 
 import contextlib

@@ -1,7 +1,8 @@
 """The exporter's shortcuts: speed-ups inside torch's and ExecuTorch's passes that must
-not change a single byte of the program (decomposition_cache.py, dtype_check.py, fused_edge_passes.py, xnnpack_retraces.py,
-redundant_decompositions.py, fusion_sort.py, merge_check.py, node_provenance.py,
-quantization_shapes.py, lazy_annotations.py, garbage_collection.py).
+not change a single byte of the program (decomposition_cache.py, dtype_check.py,
+fused_edge_passes.py, xnnpack_retraces.py, redundant_decompositions.py, fusion_sort.py,
+merge_check.py, node_provenance.py, quantization_shapes.py, lazy_annotations.py,
+garbage_collection.py).
 
 PTEFORGE_EXPORT_SHORTCUTS=0 turns them all off: for a benchmark's before/after, or to
 rule them out when a newer torch or ExecuTorch behaves unexpectedly.

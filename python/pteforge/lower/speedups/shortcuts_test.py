@@ -1,7 +1,8 @@
 """The exporter's shortcuts: programs byte-identical with and without them
 (PTEFORGE_EXPORT_SHORTCUTS=0), XNNPACK re-traces skipped only after a pass that changed
-nothing, ExecuTorch's first and last decompositions skipped only when they have nothing to do, and
-partition fusing sorting the graph in place exactly as torch's legalize_graph would, node
+nothing, ExecuTorch's first and last decompositions skipped only when they have nothing
+to do, its edge rewrites fused into two re-traces with the same result, partition
+fusing sorting the graph in place exactly as torch's legalize_graph would, node
 provenance shared and equal to what torch records, torch's py_impl rebuilt from its own
 source without evaluating annotations, and the collector's settings restored."""
 
@@ -300,10 +301,12 @@ class _Linear(torch.nn.Module):
         return torch.nn.functional.linear(x, weight if self.weight_is_input else self.layer.weight) + 1
 
 
-def _lower(module: torch.nn.Module, monkeypatch, skip: bool):
+_LINEAR_EXAMPLE = (torch.ones(2, 4), torch.ones(3, 4))
+
+
+def _lower(module: torch.nn.Module, example: tuple, monkeypatch, skip: bool):
     """The lowered graph and how many decompositions ran. (Bytes are compared on whole
     exports: to_edge alone names constants differently on every call.)"""
-    example = (torch.ones(2, 4), torch.ones(3, 4)) if isinstance(module, _Linear) else (torch.ones(2, 4),)
     program = torch.export.export(module, example)
     calls = []
     original = torch.export.ExportedProgram.run_decompositions
@@ -320,9 +323,9 @@ def _lower(module: torch.nn.Module, monkeypatch, skip: bool):
 
 @pytest.mark.parametrize("weight_is_input", [False, True])
 def test_the_last_decomposition_runs_only_when_needed(monkeypatch, weight_is_input):
-    _lower(_Linear(weight_is_input), monkeypatch, skip=False)  # XNNPACK traces its pattern graphs on first use
-    with_skip, fewer = _lower(_Linear(weight_is_input), monkeypatch, skip=True)
-    without, calls = _lower(_Linear(weight_is_input), monkeypatch, skip=False)
+    _lower(_Linear(weight_is_input), _LINEAR_EXAMPLE, monkeypatch, skip=False)  # XNNPACK traces its pattern graphs on first use
+    with_skip, fewer = _lower(_Linear(weight_is_input), _LINEAR_EXAMPLE, monkeypatch, skip=True)
+    without, calls = _lower(_Linear(weight_is_input), _LINEAR_EXAMPLE, monkeypatch, skip=False)
     assert with_skip == without
     # The first pass (functionalizing a functional graph) is skipped in both cases. Kept
     # whole: nothing left to decompose either, one pass fewer. Declined: it runs.
@@ -345,8 +348,8 @@ class _InPlaceRelu(torch.nn.Module):
 def test_a_graph_that_writes_in_place_is_functionalized(monkeypatch):
     # The decompositions that run are the same with and without the shortcut, save the
     # last (the linear layer is kept whole): the first one has a relu_ to functionalize.
-    with_skip, fewer = _lower(_InPlaceRelu(), monkeypatch, skip=True)
-    without, calls = _lower(_InPlaceRelu(), monkeypatch, skip=False)
+    with_skip, fewer = _lower(_InPlaceRelu(), (torch.ones(2, 4),), monkeypatch, skip=True)
+    without, calls = _lower(_InPlaceRelu(), (torch.ones(2, 4),), monkeypatch, skip=False)
     assert with_skip == without
     assert fewer == calls - 1
 
@@ -501,9 +504,6 @@ def test_the_collector_settings_are_restored_after_the_block():
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
 
 
-if __name__ == "__main__":
-    testing.main(__file__)
-
 
 def _edge_passes_run(monkeypatch, fused: bool, module: torch.nn.Module, example: tuple) -> tuple[str, list]:
     """The edge program's code, and the passes _generate_edge_program ran (by class)."""
@@ -550,7 +550,7 @@ def test_the_edge_rewrites_run_in_two_retraces(monkeypatch):
 
 def test_edge_passes_of_another_version_run_one_at_a_time(monkeypatch):
     monkeypatch.setitem(fused_edge_passes._KNOWN_PASSES, "SymToTensorPass", "another version")
-    _, ran = _edge_passes_run(monkeypatch, True, _Linear(False), (torch.ones(2, 4), torch.ones(3, 4)))
+    _, ran = _edge_passes_run(monkeypatch, True, _Linear(False), _LINEAR_EXAMPLE)
     assert "SymToTensorPass" in ran
     assert "FusedNormalizeTransposePassReplaceBrokenOpsWithFunctionalOpsPassScalarToTensorPass" in ran
 
@@ -562,3 +562,7 @@ def test_the_edge_pass_fusion_is_undone_after_the_block():
     with fused_edge_passes.fused_edge_passes():
         assert _program._generate_edge_program is not generate
     assert _program._generate_edge_program is generate
+
+
+if __name__ == "__main__":
+    testing.main(__file__)
