@@ -408,8 +408,9 @@ def chat_turns(args, work: str, weights_list: list[str], threads: list[int], eng
 
 def memory_bandwidth(threads: list[int]) -> dict[str, float]:
     """The cores' read bandwidth, GB/s by thread count (memory_bandwidth.cc): a decode step
-    reads every weight once, so its speed-up from 1 to 2 threads is bounded by this one's.
-    Measured before and after the rows, as a neighbour on a shared host moves it."""
+    reads every weight once, so this is what its reads are measured against (float32
+    decode comes near it; docs/llm.md, "Decode and threads"). Measured before and after
+    the rows, as a neighbour on a shared host moves it."""
     result = subprocess.run([_tool("benchmarks/memory_bandwidth"), "--threads=" + ",".join(map(str, threads))],
                             capture_output=True, text=True, timeout=600)
     if result.returncode != 0:

@@ -1,7 +1,9 @@
-// memory_bandwidth: how fast this machine's cores read memory, alone and together, the
-// ceiling of a decode step that reads every weight once per token (docs/llm.md,
-// "Decode and threads"). Each thread sums its share of one buffer far larger than the
-// caches, 64 bytes a load (what XNNPACK's GEMV kernels stream); the best of --rounds.
+// memory_bandwidth: how fast this machine's cores read memory, alone and together: what
+// a decode step that reads every weight once per token is measured against (docs/llm.md,
+// "Decode and threads": float32 decode reads at about this figure; the quantized programs'
+// second thread stops short of it for other reasons). Each thread sums its share of one
+// buffer far larger than the caches; the best of --rounds. A shared host's neighbours
+// move it from minute to minute.
 //
 //   memory_bandwidth [--mb=1024] [--threads=1,2] [--rounds=7]
 //
