@@ -438,6 +438,7 @@ DOC_PATHS = [
     "toolchains/run_on_target.sh",
     "tools",
     "tools/bergamot_translator/setup",
+    "tools/build_profile/build_profile.py",
     "tools/llama_cpp/setup",
     "tools/remote_cache/check",
     "tools/remote_cache/serve",
@@ -681,6 +682,7 @@ DOC_PATH_FILES = [
     "//toolchains:BUILD.bazel",
     "//toolchains:run_on_target.sh",
     "//tools/bergamot_translator:setup",
+    "//tools/build_profile:build_profile.py",
     "//tools/llama_cpp:setup",
     "//tools/whisper_cpp:setup",
 ]
