@@ -23,7 +23,6 @@ nothing. The programs are byte-identical with and without it (shortcuts_test).
 from __future__ import annotations
 
 import contextlib
-import functools
 
 from pteforge.lower.speedups.source_patch import source_digest
 
@@ -48,14 +47,9 @@ def _instance(entry):
     return getattr(entry, "__wrapped__", entry)
 
 
-@functools.lru_cache(maxsize=None)
-def _class_digest(cls: type) -> str | None:
-    return source_digest(cls)  # reads the class's source file: once per class
-
-
 def _known(cls: type) -> bool:
     """`cls` is the version of its pass this was written against."""
-    return _KNOWN_PASSES.get(cls.__name__) == _class_digest(cls)
+    return _KNOWN_PASSES.get(cls.__name__) == source_digest(cls)
 
 
 def _fusable(entry) -> bool:

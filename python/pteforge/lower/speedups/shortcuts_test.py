@@ -504,7 +504,6 @@ def test_the_collector_settings_are_restored_after_the_block():
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
 
 
-
 def _edge_passes_run(monkeypatch, fused: bool, module: torch.nn.Module, example: tuple) -> tuple[str, list]:
     """The edge program's code, and the passes _generate_edge_program ran (by class)."""
     from torch.fx.passes.infra.pass_base import PassBase

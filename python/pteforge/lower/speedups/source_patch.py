@@ -4,13 +4,17 @@ source is the one a shortcut was written against (the shortcuts in shortcuts.py)
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import inspect
 from typing import Any, Iterator
 
 
+@functools.lru_cache(maxsize=None)
 def source_digest(function) -> str | None:
-    """The first 16 hex digits of sha256 over `function`'s source (None if unavailable)."""
+    """The first 16 hex digits of sha256 over `function`'s source (None if unavailable).
+    Once per function or class: a class's source is found by parsing its whole module, and
+    the shortcuts check the same ones at every export."""
     try:
         return hashlib.sha256(inspect.getsource(function).encode()).hexdigest()[:16]
     except (OSError, TypeError):
