@@ -24,9 +24,9 @@ import sys
 
 def actions(profile: dict | list) -> list[tuple[str, float]]:
     """(description, seconds) of each action a profile records."""
-    events = profile["traceEvents"] if isinstance(profile, dict) else profile
+    events = profile.get("traceEvents", []) if isinstance(profile, dict) else profile
     return [(e.get("name", ""), e.get("dur", 0) / 1e6) for e in events
-            if e.get("ph") == "X" and e.get("cat") == "action processing"]
+            if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") == "action processing"]
 
 
 def by_kind(timed: list[tuple[str, float]]) -> list[tuple[str, float, int]]:
@@ -44,7 +44,7 @@ def read(path: str) -> dict | list:
     try:
         with opener(path, "rt", encoding="utf-8") as handle:
             return json.load(handle)
-    except (OSError, EOFError, json.JSONDecodeError) as error:
+    except (OSError, EOFError, ValueError) as error:  # ValueError: bad JSON, or not UTF-8
         sys.exit(f"build_profile: {path}: not a readable Bazel JSON profile ({error}); Bazel writes one per "
                  "command as <output_base>/command.profile.gz")
 

@@ -35,10 +35,18 @@ def test_the_command_prints_kinds_and_the_longest_actions(tmp_path, capsys):
     assert "| 5.5 | Testing //a:a_test |" in out and "cc/a.cc |" not in out.split("longest")[1]
 
 
-def test_a_file_that_is_no_profile_is_refused(tmp_path):
-    path = tmp_path / "notes.txt"
-    path.write_text("not json")
+@pytest.mark.parametrize("content", [b"not json", bytes(range(128, 256))])
+def test_a_file_that_is_no_profile_is_refused(tmp_path, content):
+    path = tmp_path / "notes.json"
+    path.write_bytes(content)
     with pytest.raises(SystemExit, match="not a readable Bazel JSON profile"):
+        build_profile.main([str(path)])
+
+
+def test_json_without_trace_events_has_no_action(tmp_path):
+    path = tmp_path / "other.json"
+    path.write_text('{"otherData": {}}')
+    with pytest.raises(SystemExit, match="no action in this profile"):
         build_profile.main([str(path)])
 
 
