@@ -92,21 +92,28 @@ def _rounding_noise(model, sequences: list[list[int]]) -> float:
     """How far eager's logits move over `sequences` when its norm weights change by one
     rounding (PERTURBATION, two draws): the quantized model's own sensitivity to how a
     kernel rounds. Checked to stay well under the logits' scale, so a near tie stays near."""
+    perturbed_models = [_perturbed(model, seed) for seed in (0, 1)]
     noise, scale = 0.0, 1.0
-    for seed in (0, 1):
-        perturbed = copy.deepcopy(model)
-        generator = torch.Generator().manual_seed(seed)
-        with torch.no_grad():
-            for name, parameter in perturbed.named_parameters():
-                if "norm" in name:
-                    parameter.mul_(1 + PERTURBATION * torch.randn(parameter.shape, generator=generator))
-            for sequence in sequences:
-                ids = torch.tensor([sequence])
-                logits = model(ids).logits
+    with torch.no_grad():
+        for sequence in sequences:
+            ids = torch.tensor([sequence])
+            logits = model(ids).logits  # once a sequence, against each perturbed model
+            scale = max(scale, float(logits.abs().max()))
+            for perturbed in perturbed_models:
                 noise = max(noise, float((perturbed(ids).logits - logits).abs().max()))
-                scale = max(scale, float(logits.abs().max()))
     assert noise <= 0.1 * scale, f"eager's logits move by {noise:.3g} (of {scale:.3g}) for a change of one rounding"
     return noise
+
+
+def _perturbed(model, seed: int):
+    """A copy of `model` with each norm weight changed by about one rounding (PERTURBATION)."""
+    perturbed = copy.deepcopy(model)
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, parameter in perturbed.named_parameters():
+            if "norm" in name:
+                parameter.mul_(1 + PERTURBATION * torch.randn(parameter.shape, generator=generator))
+    return perturbed
 
 
 def _check_parting_at_a_near_tie(model, prompt, expected, got, noise, what):
