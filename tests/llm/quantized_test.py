@@ -13,7 +13,7 @@ on some CPUs (an AVX2 EPYC) and not on others. That sensitivity is measured here
 for each model (_rounding_noise), and it is the yardstick: a prompt's logits equal eager's
 within NEAR_TIE_NOISES of it (to EXACT where one rounding moves nothing: the short prompts,
 which tell a float32 or a differently quantized program apart), and tokens must be equal,
-or part only where eager's own top two logits were within NEAR_TIE_NOISES of it. A wrong
+or part only where eager's own top two logits were within NEAR_TIE_NOISES of it (and EXACT). A wrong
 lowering moves logits far more; quantize_test checks each quantized layer exactly.
 """
 
@@ -122,9 +122,13 @@ def _check_parting_at_a_near_tie(model, prompt, expected, got, noise, what):
     with torch.no_grad():
         logits = model(torch.tensor([prompt + expected[:step]])).logits[0, -1]
     gap = float(logits[expected[step]] - logits[got[step]])
-    assert gap <= NEAR_TIE_NOISES * noise, (
+    # As the prompts' bound: where one rounding moves nothing (noise 0), float32 sums in
+    # another order still may part at a tie within EXACT.
+    allowed = NEAR_TIE_NOISES * noise + EXACT * max(1.0, float(logits.abs().max()))
+    assert gap <= allowed, (
         f"{what}: token {step} is {got[step]}, eager's {expected[step]} scored {gap:.3g} higher, more than "
-        f"{NEAR_TIE_NOISES} x {noise:.3g} (how far one rounding moves eager's logits): not a near tie")
+        f"{NEAR_TIE_NOISES} x {noise:.3g} (how far one rounding moves eager's logits) + {EXACT} x scale: "
+        f"not a near tie")
 
 
 @pytest.mark.parametrize("family", ["llama"])
