@@ -65,7 +65,7 @@ def test_prompt_logits_equal_the_same_quantization_in_eager(family, quantize):
         got = lm.prefill(prompt)
         with torch.no_grad():
             expected = model(torch.tensor([prompt])).logits[0, -1]
-        allowed = NEAR_TIE_NOISES * _rounding_noise(model, [prompt]) + EXACT * max(1.0, float(expected.abs().max()))
+        allowed = _allowed(_rounding_noise(model, [prompt]), expected)
         difference = float((got - expected).abs().max())
         assert difference <= allowed, (f"{family} {quantize}, prompt of {len(prompt)} tokens: logits differ from "
                                        f"eager's by {difference:.3g}, more than {allowed:.3g}")
@@ -105,6 +105,13 @@ def _rounding_noise(model, sequences: list[list[int]]) -> float:
     return noise
 
 
+def _allowed(noise: float, logits: torch.Tensor) -> float:
+    """How far from eager's `logits` a program may be, or a greedy parting's gap may reach:
+    NEAR_TIE_NOISES roundings, plus EXACT of their scale where one rounding moves nothing
+    (float32 still sums in another order)."""
+    return NEAR_TIE_NOISES * noise + EXACT * max(1.0, float(logits.abs().max()))
+
+
 def _perturbed(model, seed: int):
     """A copy of `model` with each norm weight changed by about one rounding (PERTURBATION)."""
     perturbed = copy.deepcopy(model)
@@ -122,9 +129,7 @@ def _check_parting_at_a_near_tie(model, prompt, expected, got, noise, what):
     with torch.no_grad():
         logits = model(torch.tensor([prompt + expected[:step]])).logits[0, -1]
     gap = float(logits[expected[step]] - logits[got[step]])
-    # As the prompts' bound: where one rounding moves nothing (noise 0), float32 sums in
-    # another order still may part at a tie within EXACT.
-    allowed = NEAR_TIE_NOISES * noise + EXACT * max(1.0, float(logits.abs().max()))
+    allowed = _allowed(noise, logits)
     assert gap <= allowed, (
         f"{what}: token {step} is {got[step]}, eager's {expected[step]} scored {gap:.3g} higher, more than "
         f"{NEAR_TIE_NOISES} x {noise:.3g} (how far one rounding moves eager's logits) + {EXACT} x scale: "
