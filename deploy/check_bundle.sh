@@ -44,8 +44,9 @@ case "$where" in
     root="$work/device/$ROOT"
     unset QEMU_LD_PREFIX
     # The bundled loader's own record of every library it tries and initializes (-E:
-    # for the emulated program only, not for the host's shell).
-    export PTEFORGE_EMULATOR="qemu-aarch64 -E LD_DEBUG=libs -E LD_DEBUG_OUTPUT=$work/ld"
+    # for the emulated program only, not for the host's shell); qemu's max CPU without
+    # SME, as toolchains/run_on_target.sh runs it (docs/android.md).
+    export PTEFORGE_EMULATOR="qemu-aarch64 -cpu max,sme=off -E LD_DEBUG=libs -E LD_DEBUG_OUTPUT=$work/ld"
     on_device() { local program="$1"; shift; (cd "$root" && sh "bin/$program" "$@"); }
     device_speech="$(cd "$(dirname "$speech")" && pwd)/$(basename "$speech")"
     device_messages="$(cd "$(dirname "$messages")" && pwd)/$(basename "$messages")"

@@ -7,7 +7,9 @@
 # Targets:
 #   aarch64     qemu-aarch64 (user mode) with Debian's aarch64 sysroot as the root for
 #               the dynamic loader and libc; the program's own shared libraries come
-#               from its rpath.
+#               from its rpath. The CPU is qemu's max without SME ($QEMU_CPU if set):
+#               with SME, qemu 7.2 gives wrong int8 results from XNNPACK and runs its
+#               float32 kernels ~10x slower (docs/android.md).
 #   cortex_m55  qemu-system-arm -M mps3-an547 with semihosting: the program's argv is
 #               passed through semihosting and its exit() status becomes qemu's.
 #               PTEFORGE_QEMU_ICOUNT=N adds -icount shift=N: the emulated clock then
@@ -38,7 +40,7 @@ fi
 
 case "$target" in
   aarch64)
-    command=(qemu-aarch64 -L /usr/aarch64-linux-gnu "$program" "$@")
+    command=(qemu-aarch64 -cpu "${QEMU_CPU:-max,sme=off}" -L /usr/aarch64-linux-gnu "$program" "$@")
     ;;
   cortex_m55)
     # The semihosting command line is the program name followed by its arguments.

@@ -98,7 +98,7 @@ std::string FormatTimestamp(double seconds, bool always_include_hours, char deci
   milliseconds -= minutes * 60000;
   const int64_t whole_seconds = milliseconds / 1000;
   milliseconds -= whole_seconds * 1000;
-  char text[48];
+  char text[80];  // room for any int64 hours (-Wformat-truncation)
   if (always_include_hours || hours > 0) {
     std::snprintf(text, sizeof(text), "%02" PRId64 ":%02" PRId64 ":%02" PRId64 "%c%03" PRId64, hours, minutes,
                   whole_seconds, decimal_marker, milliseconds);

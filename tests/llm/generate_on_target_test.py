@@ -3,7 +3,7 @@
 tokenizer) text and a chat.
 
     generate_on_target_test.py --launcher=RLOCATION --program=RLOCATION [--text] [--chat]
-        [--no_ids] [--greedy_only] [--qemu_cpu=MODEL] [ARGS ...]
+        [--no_ids] [--greedy_only] [ARGS ...]
 
 The launcher runs generate (or a microcontroller image of it, which takes its prompts
 from a file: --input) under the target's emulator (bazel/on_target_test.bzl).
@@ -16,7 +16,6 @@ before it, prefilled, generated, why it stopped; --stats).
 the last bit: int8 ones, where a last-bit difference that moves a dynamically quantized
 activation across a rounding step moves the logits by a step (0.08 seen on the tiny chat
 model), which changes a token sampled from a random model's flat distribution.
---qemu_cpu: the CPU qemu-user emulates for the target's runs (its QEMU_CPU variable).
 """
 
 import argparse
@@ -38,13 +37,10 @@ CONVERSATION = [{"role": "user", "content": text} for text in (
     "What is the capital of France?", "And what is it famous for?", "Thank you! Summarize that in five words.")]
 # What --stats says of each chat turn, timings left out.
 TURN_COUNTS = ("turn", "cached_before", "prefilled_tokens", "generated_tokens", "dropped_turns", "stop")
-# The environment of the target's runs (--qemu_cpu).
-TARGET_ENV = dict(os.environ)
 
 
 def run_process(*command: str) -> subprocess.CompletedProcess:
-    env = None if command[0] == HOST_GENERATE else TARGET_ENV
-    result = subprocess.run(command, capture_output=True, text=True, timeout=3000, env=env)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=3000)
     if result.returncode != 0:
         sys.exit(f"FAILED: {' '.join(command)} exited with {result.returncode}:\n{result.stderr}{result.stdout}")
     return result
@@ -92,10 +88,7 @@ def main() -> int:
     parser.add_argument("--chat", action="store_true", help="also compare a conversation's replies and counts")
     parser.add_argument("--no_ids", action="store_true", help="skip the id prompts")
     parser.add_argument("--greedy_only", action="store_true", help="do not sample")
-    parser.add_argument("--qemu_cpu", help="the CPU qemu-user emulates (QEMU_CPU) for the target's runs")
     args, extra = parser.parse_known_args()
-    if args.qemu_cpu:
-        TARGET_ENV["QEMU_CPU"] = args.qemu_cpu
     launcher, program = _RUNFILES.Rlocation(args.launcher), _RUNFILES.Rlocation(args.program)
     prompt_ids = [] if args.no_ids else prompts(load_causal_lm(program).vocab_size)
     seeds = () if args.greedy_only else SEEDS

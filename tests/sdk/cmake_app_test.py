@@ -78,14 +78,18 @@ def configure_and_build(example: str, root: str, build: str, target: str) -> Non
     run(["cmake", "--build", build, "-j", "2"], "cmake --build")
 
 
+# qemu's max CPU without SME, as toolchains/run_on_target.sh runs it (docs/android.md).
+QEMU_CPU = "max,sme=off"
+
+
 def device_command(target: str, root: str, log_dir: str) -> tuple[list[str], dict | None]:
     if target == "x86_64":
         return [], None
     if target == "aarch64":
-        return ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"], None
+        return ["qemu-aarch64", "-cpu", QEMU_CPU, "-L", "/usr/aarch64-linux-gnu"], None
     lib = os.path.join(root, "lib")
     # No sysroot and an empty environment: only what the SDK brings is there to load.
-    return (["qemu-aarch64", "-E", "LD_DEBUG=libs", "-E", f"LD_DEBUG_OUTPUT={log_dir}/ld",
+    return (["qemu-aarch64", "-cpu", QEMU_CPU, "-E", "LD_DEBUG=libs", "-E", f"LD_DEBUG_OUTPUT={log_dir}/ld",
              os.path.join(lib, "ld-linux-aarch64.so.1"), "--inhibit-cache", "--library-path", lib],
             {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
 
