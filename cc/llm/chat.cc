@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cc/text/utf8.h"
+
 namespace pteforge {
 namespace {
 
@@ -109,12 +111,24 @@ StatusOr<std::vector<int64_t>> Chat::KeepLastTurns(const std::string& user, int6
 StatusOr<ChatReply> Chat::Send(const std::string& user, const GenerateOptions& options, TextSink* sink) {
   CausalLm& model = generator_->model();
   const int64_t max_seq_len = model.info().max_seq_len;
+  // Checked here, not by the tokenizer: its offset would count the template's text too.
+  const size_t invalid = utf8::FirstInvalidByte(user);
+  if (invalid != user.size()) {
+    return Failure(Error::InvalidArgument, "the message is not valid UTF-8 at byte %zu (0x%02X)", invalid,
+                   static_cast<unsigned>(static_cast<unsigned char>(user[invalid])));
+  }
   auto ids = TurnTokens(user);
   if (!ids.ok()) return ids.status();
   ChatReply reply;
   reply.cached_before = static_cast<int64_t>(model.cached_tokens().size());
   if (reply.cached_before + static_cast<int64_t>(ids->size()) >= max_seq_len) {
-    if (policy_ == OverflowPolicy::kRefuse || reply.cached_before == 0) {
+    if (reply.cached_before == 0) {  // the first turn: no earlier turn to drop
+      return Failure(Error::OutOfResources,
+                     "this message takes %lld tokens with the chat template, more than the model's max_seq_len of "
+                     "%lld leaves for it: shorten it (or export with a larger max_seq_len)",
+                     static_cast<long long>(ids->size()), static_cast<long long>(max_seq_len));
+    }
+    if (policy_ == OverflowPolicy::kRefuse) {
       return Failure(Error::OutOfResources,
                      "the conversation would outgrow the model's max_seq_len of %lld tokens: %lld are in the cache "
                      "and this turn adds %lld. Start a new conversation, or keep only the last turns that fit",

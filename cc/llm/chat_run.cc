@@ -100,7 +100,9 @@ Status RunChat(Chat& chat, TurnSource& source, const ChatRunOptions& options, Te
       chat.set_overflow_policy(OverflowPolicy::kKeepLastTurns);
       reply = chat.Send(*user, options.generate, &out);
     }
-    if (!reply.ok()) return reply.status();
+    if (!reply.ok()) {
+      return Failure(reply.status().code(), "turn %d: %s", turn, reply.status().message().c_str());
+    }
     PTEFORGE_RETURN_IF_ERROR(out.OnText("\n"));
     if (reply->dropped_turns > 0) {
       tell("started again without the first " + std::to_string(reply->dropped_turns) +

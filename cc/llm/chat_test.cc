@@ -119,6 +119,26 @@ TEST_F(ChatTest, OverflowIsRefusedUnchangedThenRestartedWithTheLastTurns) {
   EXPECT_EQ(generator_->model().cached_tokens(), Ids(last.at("cache_after")));
 }
 
+TEST_F(ChatTest, AFirstMessageTooLongOrNotUtf8IsRefusedUnchanged) {
+  // max_seq_len 256: "word " is a token or more each.
+  std::string long_message;
+  for (int i = 0; i < 300; ++i) long_message += "word ";
+  auto refused = chat_->Send(long_message, options_, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Error::OutOfResources);
+  EXPECT_NE(refused.status().message().find("this message takes"), std::string::npos) << refused.status().message();
+  EXPECT_NE(refused.status().message().find("shorten it"), std::string::npos) << refused.status().message();
+
+  // The offset is the message's own, not the rendered template's.
+  auto invalid = chat_->Send("hello \xff world", options_, nullptr);
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_EQ(invalid.status().code(), Error::InvalidArgument);
+  EXPECT_NE(invalid.status().message().find("the message is not valid UTF-8 at byte 6 (0xFF)"), std::string::npos)
+      << invalid.status().message();
+  EXPECT_TRUE(chat_->messages().empty() || chat_->messages().front().role == "system");
+  EXPECT_TRUE(generator_->model().cached_tokens().empty());
+}
+
 TEST_F(ChatTest, RendersTheTemplateItWasExportedWith) {
   const ChatTemplate& chat_template = chat_->chat_template();
   EXPECT_EQ(chat_template.end_of_turn(), "<|im_end|>");

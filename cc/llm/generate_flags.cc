@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <tuple>
 #include <utility>
 
 namespace pteforge {
@@ -50,10 +51,11 @@ Status ApplyGenerateFlags(const Flags& flags, GenerateOptions* options) {
     sampling.do_sample = false;
     sampling.temperature = 1;
   }
-  for (auto [name, field] :
-       {std::pair{"top_k", &sampling.top_k}, std::pair{"max_new_tokens", &options->max_new_tokens}}) {
+  // top_k 0 is all tokens; max_new_tokens at least 1 (0 would read as the model's "no limit").
+  for (auto [name, field, least] : {std::tuple{"top_k", &sampling.top_k, int64_t{0}},
+                                    std::tuple{"max_new_tokens", &options->max_new_tokens, int64_t{1}}}) {
     if (!flags.IsSet(name)) continue;
-    auto value = flags.GetInt(name, 0, int64_t{1} << 40);
+    auto value = flags.GetInt(name, least, int64_t{1} << 40);
     if (!value.ok()) return value.status();
     *field = value.value();
   }

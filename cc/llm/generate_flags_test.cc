@@ -46,6 +46,7 @@ TEST(GenerateFlagsTest, ContradictionsAndBadValuesAreErrors) {
       {{"--sample", "--top_p=1.5"}, "top_p 1.5: must be in (0, 1]"},
       {{"--sample", "--temperature=warm"}, "--temperature=warm is not a number"},
       {{"--max_new_tokens=-3"}, "--max_new_tokens=-3: expected an integer"},
+      {{"--max_new_tokens=0"}, "--max_new_tokens=0: expected an integer from 1"},
       {{"--sample", "--temperature=0"}, "--temperature=0 is greedy"},
   };
   for (const auto& [args, message] : cases) {

@@ -73,8 +73,16 @@ def test_an_overflowing_conversation_is_refused_after_the_turns_that_fit(tmp_pat
     messages = [{"role": "user", "content": turn["user"]} for turn in turns]
     result = chat(tmp_path, messages)
     assert result.returncode == 1
-    assert "would outgrow the model's max_seq_len of 256 tokens" in result.stderr
+    assert f"turn {len(turns)}: the conversation would outgrow the model's max_seq_len of 256 tokens" in result.stderr
     assert result.stdout.count("\n") >= 1 and len(turn_stats(result)) == len(turns) - 1
+
+
+def test_a_line_that_is_not_utf8_is_refused_by_its_turn_and_byte(tmp_path):
+    result = subprocess.run([GENERATE, f"--model={PROGRAM}", "--chat", "--greedy", "--max_new_tokens=2"],
+                            input=b"Hi\nhello \xff world\n", capture_output=True, timeout=300)
+    assert result.returncode == 1, result.stderr
+    assert b"turn 2: the message is not valid UTF-8 at byte 6 (0xFF)" in result.stderr
+    assert result.stdout.endswith(b"\n")  # the first turn was answered
 
 
 def test_an_overflowing_conversation_starts_again_with_its_last_turns_when_asked(tmp_path):
