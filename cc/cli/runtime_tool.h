@@ -1,6 +1,7 @@
 // RuntimeTool: a Tool (tool.h) that runs programs on the ExecuTorch runtime, with the
-// two flags every such tool has:
+// flags every such tool has:
 //   --threads  the size of ExecuTorch's thread pool (its kernels and XNNPACK);
+//   --pool_spin_us  how long its threads watch for work before they sleep (threads.h);
 //   --verbose  ExecuTorch's own log lines (default: its errors only; executorch_log.h).
 // Start routes ExecuTorch's log and sizes the pool before the tool opens a Session.
 // Linux and Android (the microcontroller's images use Tool).

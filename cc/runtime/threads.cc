@@ -6,6 +6,7 @@
 #include "executorch/runtime/backend/options.h"
 
 #include "cc/parallel/parallel_for.h"
+#include "cc/runtime/pool_wait.h"
 
 // The wheel exports ExecuTorch's thread pool but does not ship its header,
 // extension/threadpool/threadpool.h (FINDINGS.md, "ExecuTorch C++ SDK from the wheel").
@@ -47,6 +48,7 @@ Status SetThreadCount(uint32_t threads) {
     return Failure(Error::Internal, "could not resize the thread pool to %u threads", threads);
   }
   parallel::SetRunner(RunOnPool, threads);
+  NotePoolSize(threads);
   return Status();
 }
 

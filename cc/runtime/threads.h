@@ -16,6 +16,22 @@ Status SetThreadCount(uint32_t threads);
 // The current size of the thread pool.
 uint32_t ThreadCount();
 
+// How long, in microseconds, a thread of the pool watches for its next task before it
+// sleeps in the kernel (pool_wait.cc says why: the wheel's pool sleeps after 30-50 us,
+// and waking it costs a decode step more than its share). The default keeps a decode's
+// worker awake between its tasks; 0 leaves the pool's own spin alone. No thread watches
+// while the pool has more threads than the process has CPUs. Process-wide; a runtime
+// without a pool (built from source) ignores it.
+inline constexpr uint32_t kDefaultPoolSpinMicroseconds = 1000;
+void SetPoolSpin(uint32_t microseconds);
+
+// The pool's waits for work so far: ended while watching, or gone on to the kernel.
+struct PoolWaits {
+  uint64_t watched = 0;
+  uint64_t slept = 0;
+};
+PoolWaits CountPoolWaits();
+
 // Prepares XNNPACK for Sessions that run at once on separate threads (translate
 // --workers): every delegate call gets its own workspace, where XNNPACK's default
 // shares one per process and lets one call run at a time (Bergamot, 2 workers: 1.1x

@@ -18,4 +18,8 @@ uint32_t ThreadCount() { return 1; }
 
 Status PrepareConcurrentSessions() { return Status(); }  // no XNNPACK in this runtime
 
+void SetPoolSpin(uint32_t) {}  // no pool: nothing waits
+
+PoolWaits CountPoolWaits() { return PoolWaits(); }
+
 }  // namespace pteforge
