@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include "cc/simd/vectors.h"
 
 namespace pteforge {
 namespace {
@@ -14,6 +17,42 @@ uint64_t SplitMix64(uint64_t* x) {
 }
 
 uint64_t RotateLeft(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+// The first of equal maxima, as std::max_element and torch.argmax: the largest value in
+// vector registers, then its first position (a decode step's greedy choice over 49,152
+// logits took 2% of a two-thread step with std::max_element's one-at-a-time loop).
+// Scores with a NaN take std::max_element's path, whose answer they decide.
+int64_t Argmax(const std::vector<float>& scores) {
+  using simd::Floats;
+  using simd::Ints;
+  const int64_t width = static_cast<int64_t>(scores.size());
+  const float* values = scores.data();
+  float top = -std::numeric_limits<float>::infinity();
+  bool nan = false;
+  int64_t i = 0;
+  if (width >= simd::kLanes) {
+    Floats lanes = simd::Load(values);
+    Ints nans = lanes != lanes;
+    for (i = simd::kLanes; i + simd::kLanes <= width; i += simd::kLanes) {
+      const Floats next = simd::Load(values + i);
+      lanes = simd::Select(next > lanes, next, lanes);
+      nans |= next != next;
+    }
+    for (int lane = 0; lane < simd::kLanes; ++lane) {
+      top = lanes[lane] > top ? lanes[lane] : top;
+      nan = nan || nans[lane] != 0;
+    }
+  }
+  for (; i < width; ++i) {
+    top = values[i] > top ? values[i] : top;
+    nan = nan || values[i] != values[i];
+  }
+  const auto first = std::find(scores.begin(), scores.end(), top);
+  if (nan || first == scores.end()) {
+    return static_cast<int64_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
+  }
+  return static_cast<int64_t>(first - scores.begin());
+}
 
 }  // namespace
 
@@ -68,9 +107,7 @@ int64_t Sampler::Next(std::vector<float>* logits, const std::vector<int64_t>& co
       scores[id] = scores[id] < 0 ? scores[id] * penalty : scores[id] / penalty;
     }
   }
-  if (!options_.do_sample) {  // the first of equal maxima, as torch.argmax
-    return static_cast<int64_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
-  }
+  if (!options_.do_sample) return Argmax(scores);
 
   // Candidates, most likely first (ties: lower id first, so the order is the same everywhere).
   order_.resize(vocab);

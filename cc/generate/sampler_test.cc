@@ -3,8 +3,11 @@
 // Python, sampling equal between x86_64 and aarch64) are in tests/llm.
 #include "cc/generate/sampler.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -37,6 +40,31 @@ TEST(SamplerTest, GreedyIsTheFirstLargest) {
   Sampler sampler(SamplingOptions(), 0);
   std::vector<float> logits = {0.5f, 2.0f, -1.0f, 2.0f};
   EXPECT_EQ(sampler.Next(&logits, {}), 1);
+}
+
+// Greedy's vectorized search against std::max_element: every length around the lane
+// counts, the largest at every kind of place, ties in other lanes, -inf, and NaN.
+TEST(SamplerTest, GreedyEqualsMaxElementOnEveryLengthAndWithTiesAndNan) {
+  std::mt19937 random(3);
+  std::uniform_real_distribution<float> uniform(-10.0f, 10.0f);
+  Sampler sampler(SamplingOptions(), 0);
+  for (int length = 1; length <= 70; ++length) {
+    for (int trial = 0; trial < 30; ++trial) {
+      std::vector<float> logits(length);
+      for (float& x : logits) x = uniform(random);
+      if (trial % 3 == 1) logits[random() % length] = logits[random() % length];  // a tie, maybe with the top
+      if (trial % 5 == 2) logits[random() % length] = -std::numeric_limits<float>::infinity();
+      if (trial % 7 == 3) logits[random() % length] = std::numeric_limits<float>::quiet_NaN();
+      if (trial == 29) std::fill(logits.begin(), logits.end(), 1.5f);
+      const int64_t expected = std::max_element(logits.begin(), logits.end()) - logits.begin();
+      std::vector<float> copy = logits;
+      EXPECT_EQ(sampler.Next(&copy, {}), expected) << "length " << length << ", trial " << trial;
+    }
+  }
+  std::vector<float> vocabulary(49152, -3.0f);
+  vocabulary[40000] = 7.0f;
+  vocabulary[45000] = 7.0f;
+  EXPECT_EQ(sampler.Next(&vocabulary, {}), 40000);
 }
 
 TEST(SamplerTest, RepetitionPenaltyDividesPositiveAndMultipliesNegativeScoresOnce) {

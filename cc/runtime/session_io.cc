@@ -99,12 +99,15 @@ StatusOr<Value> CopyOut(const std::string& method, size_t index, const EValue& v
       return Failure(Error::NotSupported, "method '%s', output %zu: dtype %d is not supported", method.c_str(),
                      index, static_cast<int>(tensor.scalar_type()));
     }
-    HostTensor copy = HostTensor::Zeros(tensor.scalar_type(),
-                                        std::vector<int64_t>(tensor.sizes().begin(), tensor.sizes().end()));
-    if (copy.bytes.size() != tensor.nbytes()) {
+    HostTensor copy;
+    copy.dtype = tensor.scalar_type();
+    copy.sizes.assign(tensor.sizes().begin(), tensor.sizes().end());
+    if (static_cast<size_t>(copy.numel()) * ElementSize(copy.dtype) != tensor.nbytes()) {
       return Failure(Error::Internal, "method '%s', output %zu: unexpected size", method.c_str(), index);
     }
-    if (!copy.bytes.empty()) std::memcpy(copy.bytes.data(), tensor.const_data_ptr(), copy.bytes.size());
+    // Copied once, not zeroed first (a decode step's logits are 192 KB).
+    const auto* data = static_cast<const uint8_t*>(tensor.const_data_ptr());
+    if (tensor.nbytes() > 0) copy.bytes.assign(data, data + tensor.nbytes());
     return Value(std::move(copy));
   }
   if (value.isInt()) return Value(value.toInt());
