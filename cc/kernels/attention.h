@@ -25,10 +25,11 @@ namespace kernels {
 // mean of the values, as eager's softmax of equal scores gives. On eight lanes where
 // the CPU has them (cc/simd/lanes.h), else four.
 //
-// `workers`: the heads are shared among this many threads of the runtime's pool
-// (cc/parallel/parallel_for.h; parallel::Workers(), or 1 for the calling thread alone),
-// args.scratch holding workers * AttentionScratchFloats(shape) floats. The result does
-// not depend on it: each head is computed the same way on whichever thread.
+// `workers`: the heads, or with few heads their rows, are shared among this many threads
+// of the runtime's pool (cc/parallel/parallel_for.h; parallel::Workers(), or 1 for the
+// calling thread alone), args.scratch holding workers * AttentionScratchFloats(shape)
+// floats. The result does not depend on it: each row of each head is computed the same
+// way on whichever thread.
 void CachedAttention(const AttentionShape& shape, const AttentionArgs& args, size_t workers = 1);
 
 }  // namespace kernels

@@ -152,16 +152,16 @@ Floats4 Bias4(const float* bias, int32_t positions, int32_t w) {
   return lanes;
 }
 
-// Scores of every row over its span: (query * scale) . key + bias + mask, kSkipped where
+// Scores of rows [first_row, end_row) over their spans: (query * scale) . key + bias + mask, kSkipped where
 // the mask skips. Scores outside a row's span are left as they were (never read).
 void Scores(const AttentionShape& shape, const AttentionArgs& args, const float* keys, const float* bias,
-            const float* queries, const Span* spans, Span all, float* scores) {
-  const int32_t rows = shape.rows, width = shape.width, dim = shape.head_dim;
+            const float* queries, const Span* spans, Span all, int32_t first_row, int32_t end_row, float* scores) {
+  const int32_t width = shape.width, dim = shape.head_dim;
   int32_t w = all.first;
   for (; w + 4 <= all.end; w += 4) {
     const float* key = keys + static_cast<size_t>(w) * dim;
     const Floats4 position_bias = bias != nullptr ? Bias4(bias, shape.positions, w) : Floats4{};
-    for (int32_t r = 0; r < rows; ++r) {
+    for (int32_t r = first_row; r < end_row; ++r) {
       if (w + 4 <= spans[r].first || w >= spans[r].end) continue;
       float* row_scores = scores + static_cast<size_t>(r) * width + w;
       if (args.mask == nullptr) {
@@ -183,7 +183,7 @@ void Scores(const AttentionShape& shape, const AttentionArgs& args, const float*
   }
   for (; w < all.end; ++w) {
     const float* key = keys + static_cast<size_t>(w) * dim;
-    for (int32_t r = 0; r < rows; ++r) {
+    for (int32_t r = first_row; r < end_row; ++r) {
       if (w < spans[r].first || w >= spans[r].end) continue;
       const float mask = args.mask != nullptr ? args.mask[static_cast<size_t>(r % MaskRows(shape)) * width + w] : 0.0f;
       float score = kSkipped;
@@ -200,17 +200,25 @@ void Scores(const AttentionShape& shape, const AttentionArgs& args, const float*
 }  // namespace
 
 void CachedAttentionHeads(const AttentionShape& shape, const AttentionArgs& args, int32_t first_head,
-                          int32_t end_head) {
+                          int32_t end_head, int32_t first_row, int32_t end_row) {
   const int32_t rows = shape.rows, width = shape.width, dim = shape.head_dim;
   float* scores = args.scratch;                                       // [rows, width]
   float* queries = args.scratch + static_cast<size_t>(rows) * width;  // [rows, dim]
   // [rows] spans, in the scratch's last 2 * rows floats' room.
   Span* spans = reinterpret_cast<Span*>(queries + static_cast<size_t>(rows) * dim);
   static_assert(sizeof(Span) == 2 * sizeof(float) && alignof(Span) <= alignof(float), "spans fit the scratch");
+  // Every row's span and their union, whichever rows this call computes: Scores goes
+  // four positions at a time from the union's first, and so a row is computed the same
+  // way whichever rows share its call. Rows that read the same mask row share its span
+  // (a decode step's query heads: one scan of the mask, not one per head).
+  const int32_t distinct = args.mask != nullptr && MaskRows(shape) < rows ? MaskRows(shape) : rows;
   Span all = {width, 0};
   for (int32_t r = 0; r < rows; ++r) {
-    spans[r] = Attended(args.mask != nullptr ? args.mask + static_cast<size_t>(r % MaskRows(shape)) * width : nullptr,
-                        width);
+    if (r < distinct) {
+      spans[r] = Attended(args.mask != nullptr ? args.mask + static_cast<size_t>(r) * width : nullptr, width);
+    } else {
+      spans[r] = spans[r % distinct];
+    }
     if (spans[r].first < spans[r].end) {
       all.first = spans[r].first < all.first ? spans[r].first : all.first;
       all.end = spans[r].end > all.end ? spans[r].end : all.end;
@@ -220,12 +228,12 @@ void CachedAttentionHeads(const AttentionShape& shape, const AttentionArgs& args
     const float* keys = args.keys + static_cast<size_t>(h) * width * dim;
     const float* values = args.values + static_cast<size_t>(h) * width * dim;
     const float* bias = args.bias != nullptr ? args.bias + static_cast<size_t>(h) * shape.positions : nullptr;
-    for (int32_t r = 0; r < rows; ++r) {
+    for (int32_t r = first_row; r < end_row; ++r) {
       const float* query = args.query + (static_cast<size_t>(r) * shape.heads + h) * dim;
       for (int32_t i = 0; i < dim; ++i) queries[r * dim + i] = query[i] * args.scale;
     }
-    Scores(shape, args, keys, bias, queries, spans, all, scores);
-    for (int32_t r = 0; r < rows; ++r) {
+    Scores(shape, args, keys, bias, queries, spans, all, first_row, end_row, scores);
+    for (int32_t r = first_row; r < end_row; ++r) {
       float* row = scores + static_cast<size_t>(r) * width;
       Span span = spans[r];
       float sum = span.first < span.end ? ExpAndSum(row, span.first, span.end) : 0.0f;

@@ -41,9 +41,9 @@ struct Case {
 
 using Kernel = void (*)(const AttentionShape&, const AttentionArgs&);
 
-template <void (*Heads)(const AttentionShape&, const AttentionArgs&, int32_t, int32_t)>
+template <void (*Heads)(const AttentionShape&, const AttentionArgs&, int32_t, int32_t, int32_t, int32_t)>
 void AllHeads(const AttentionShape& shape, const AttentionArgs& args) {
-  Heads(shape, args, 0, shape.heads);
+  Heads(shape, args, 0, shape.heads, 0, shape.rows);
 }
 
 std::vector<double> Reference(const Case& c, const std::vector<float>& query, const std::vector<float>& keys,
@@ -177,13 +177,12 @@ void TwoThreads(parallel::Task task, void* context, size_t count) {
   other.join();
 }
 
-TEST(CachedAttention, HeadsSharedAmongWorkersGiveTheSameBits) {
-  // SmolLM2's decode step: 3 key/value heads, 3 query rows each over a 64-position cache.
-  const AttentionShape shape = {3, 3, 64, 64, 0, 3};
-  std::vector<float> query(3 * 3 * 64), keys(3 * 64 * 64), values(3 * 64 * 64), mask(3 * 64, 0.0f);
+// The kernel on one thread and shared by two, for a shape: the outputs bit for bit.
+void ExpectTheSameBitsOnTwoWorkers(const AttentionShape& shape, const std::vector<float>& mask) {
+  const size_t rows = shape.rows, heads = shape.heads, width = shape.width, dim = shape.head_dim;
+  std::vector<float> query(rows * heads * dim), keys(heads * width * dim), values(heads * width * dim);
   for (size_t i = 0; i < keys.size(); ++i) keys[i] = std::sin(0.1f * i), values[i] = std::cos(0.3f * i);
   for (size_t i = 0; i < query.size(); ++i) query[i] = std::cos(0.7f * i);
-  std::fill(mask.begin() + 40, mask.begin() + 64, kMasked);
   std::vector<float> scratch(2 * AttentionScratchFloats(shape)), serial(query.size()), shared(query.size());
   CachedAttention(shape, {query.data(), keys.data(), values.data(), mask.data(), nullptr, 0.125f, scratch.data(),
                           serial.data()});
@@ -193,6 +192,26 @@ TEST(CachedAttention, HeadsSharedAmongWorkersGiveTheSameBits) {
                   2);
   parallel::SetRunner(nullptr, 1);
   EXPECT_EQ(serial, shared);
+}
+
+TEST(CachedAttention, HeadsSharedAmongWorkersGiveTheSameBits) {
+  // SmolLM2's decode step: 3 key/value heads, 3 query rows each over a 64-position
+  // cache, shared by two workers a row at a time. Each row its own mask, the rows'
+  // spans different at both ends.
+  std::vector<float> mask(3 * 64, 0.0f);
+  std::fill(mask.begin() + 40, mask.begin() + 64, kMasked);  // row 0: [1, 40)
+  mask[0] = kMasked;
+  std::fill(mask.begin() + 128, mask.begin() + 131, kMasked);  // row 2: [3, 64)
+  ExpectTheSameBitsOnTwoWorkers({3, 3, 64, 64, 0, 3}, mask);
+  // One mask row for the three rows (as a decode step has it), masked past position 41.
+  std::vector<float> one_row(64, 0.0f);
+  std::fill(one_row.begin() + 41, one_row.end(), kMasked);
+  ExpectTheSameBitsOnTwoWorkers({3, 3, 64, 64, 0, 1}, one_row);
+  // A prefill of 5 tokens (15 rows, 5 mask rows) and 8 heads (whole heads per part).
+  std::vector<float> causal(5 * 64, 0.0f);
+  for (int token = 0; token < 5; ++token) std::fill(causal.begin() + token * 64 + 20 + token, causal.begin() + (token + 1) * 64, kMasked);
+  ExpectTheSameBitsOnTwoWorkers({15, 3, 64, 64, 0, 5}, causal);
+  ExpectTheSameBitsOnTwoWorkers({15, 8, 64, 64, 0, 5}, causal);
 }
 
 }  // namespace
