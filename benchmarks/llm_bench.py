@@ -456,4 +456,7 @@ def _print_ratios(rows: list[dict], bandwidth: dict) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except RuntimeError as e:  # an engine or a step that failed: what and why, not a traceback
+        sys.exit(f"llm_bench: error: {e}")
