@@ -36,6 +36,16 @@ bool BecomesTrue(const std::atomic<bool>& done) {
   return done.load();
 }
 
+// A thread waiting on `word` until it is no longer 0, as pthreadpool's threads wait.
+struct Waiter {
+  std::atomic<uint32_t> word{0};
+  std::atomic<bool> done{false};
+  std::thread thread{[this] {
+    while (word.load() == 0) FutexWait(&word, 0);
+    done = true;
+  }};
+};
+
 uint32_t Cpus() {
   cpu_set_t cpus;
   return sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? static_cast<uint32_t>(CPU_COUNT(&cpus)) : 1;
@@ -66,17 +76,12 @@ TEST_F(PoolWaitTest, OtherSystemCallsReachTheKernelWithTheirResultAndErrno) {
 TEST_F(PoolWaitTest, AWatchedWaitEndsWhenItsWordChangesWithoutAWakeUp) {
   SetPoolSpin(20 * 1000 * 1000);  // 20 s: longer than the test may take
   const PoolWaits before = CountPoolWaits();
-  std::atomic<uint32_t> word{0};
-  std::atomic<bool> done{false};
-  std::thread waiter([&] {
-    while (word.load() == 0) FutexWait(&word, 0);
-    done = true;
-  });
+  Waiter waiter;
   std::this_thread::sleep_for(milliseconds(50));
-  word = 1;  // and no FUTEX_WAKE: only a watching wait sees it
-  const bool ended = BecomesTrue(done);
-  if (!ended) FutexWakeAll(&word);  // free the thread, so the failure below is a failure, not a hang
-  waiter.join();
+  waiter.word = 1;  // and no FUTEX_WAKE: only a watching wait sees it
+  const bool ended = BecomesTrue(waiter.done);
+  if (!ended) FutexWakeAll(&waiter.word);  // free the thread, so the failure below is a failure, not a hang
+  waiter.thread.join();
   EXPECT_TRUE(ended) << "the wait went to the kernel instead of watching its word";
   EXPECT_GT(CountPoolWaits().watched, before.watched);
 }
@@ -84,22 +89,17 @@ TEST_F(PoolWaitTest, AWatchedWaitEndsWhenItsWordChangesWithoutAWakeUp) {
 TEST_F(PoolWaitTest, WithoutABudgetTheWaitSleepsInTheKernelUntilWoken) {
   SetPoolSpin(0);
   const PoolWaits before = CountPoolWaits();
-  std::atomic<uint32_t> word{0};
-  std::atomic<bool> done{false};
-  std::thread waiter([&] {
-    while (word.load() == 0) FutexWait(&word, 0);
-    done = true;
-  });
+  Waiter waiter;
   // Counted just before it goes to libc's syscall().
   for (int i = 0; i < 1000 && CountPoolWaits().slept == before.slept; ++i) std::this_thread::sleep_for(milliseconds(10));
   EXPECT_GT(CountPoolWaits().slept, before.slept);
   EXPECT_EQ(CountPoolWaits().watched, before.watched);
   std::this_thread::sleep_for(milliseconds(50));
-  EXPECT_FALSE(done.load());
-  word = 1;
-  FutexWakeAll(&word);
-  EXPECT_TRUE(BecomesTrue(done));
-  waiter.join();
+  EXPECT_FALSE(waiter.done.load());
+  waiter.word = 1;
+  FutexWakeAll(&waiter.word);
+  EXPECT_TRUE(BecomesTrue(waiter.done));
+  waiter.thread.join();
 }
 
 TEST_F(PoolWaitTest, NothingWatchesWhileThePoolHasMoreThreadsThanCpus) {
