@@ -34,8 +34,11 @@ namespace pteforge {
 namespace {
 
 std::atomic<int64_t> spin_ns{int64_t{kDefaultPoolSpinMicroseconds} * 1000};
-// The pool's size as SetThreadCount left it; 0: ExecuTorch's own (a thread per core).
-std::atomic<uint32_t> pool_threads{0};
+// More threads in the pool than CPUs for the process (as SetThreadCount left it; false
+// for ExecuTorch's own pool, a thread per core): a watching thread would take the CPU
+// from one with work (4 threads on 2 vCPUs decoded at half the rate of no watching), so
+// none watch.
+std::atomic<bool> oversubscribed{false};
 std::atomic<uint64_t> waits_watched{0};
 std::atomic<uint64_t> waits_slept{0};
 
@@ -57,20 +60,6 @@ uint32_t CpusAvailable() {
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) return 1;
   return static_cast<uint32_t>(CPU_COUNT(&cpus));
-}
-
-// More threads than CPUs: a watching thread would take the CPU from one with work
-// (4 threads on 2 vCPUs decoded at half the rate of no watching), so none watch.
-// (Computed once, without a function-local static, as above.)
-std::atomic<uint32_t> cpus_available{0};
-
-bool Oversubscribed() {
-  uint32_t cpus = cpus_available.load(std::memory_order_relaxed);
-  if (cpus == 0) {
-    cpus = CpusAvailable();
-    cpus_available.store(cpus, std::memory_order_relaxed);
-  }
-  return pool_threads.load(std::memory_order_relaxed) > cpus;
 }
 
 int64_t NowNs() {
@@ -105,7 +94,7 @@ void SetPoolSpin(uint32_t microseconds) {
   spin_ns.store(int64_t{microseconds} * 1000, std::memory_order_relaxed);
 }
 
-void NotePoolSize(uint32_t threads) { pool_threads.store(threads, std::memory_order_relaxed); }
+void NotePoolSize(uint32_t threads) { oversubscribed.store(threads > CpusAvailable(), std::memory_order_relaxed); }
 
 PoolWaits CountPoolWaits() {
   return PoolWaits{waits_watched.load(std::memory_order_relaxed), waits_slept.load(std::memory_order_relaxed)};
@@ -124,7 +113,7 @@ extern "C" long syscall(long number, ...) noexcept {
 
   if (number == SYS_futex && (a[1] & FUTEX_CMD_MASK) == FUTEX_WAIT && a[3] == 0) {
     const int64_t budget = pteforge::spin_ns.load(std::memory_order_relaxed);
-    if (budget > 0 && !pteforge::Oversubscribed()) {
+    if (budget > 0 && !pteforge::oversubscribed.load(std::memory_order_relaxed)) {
       if (pteforge::WatchFutexWord(reinterpret_cast<const uint32_t*>(a[0]), static_cast<uint32_t>(a[2]), budget)) {
         pteforge::waits_watched.fetch_add(1, std::memory_order_relaxed);
         return 0;
