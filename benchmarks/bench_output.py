@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import statistics
 
 
 # The CPU features that pick kernels here (XNNPACK's, llama.cpp's): the machine class
@@ -13,18 +14,56 @@ _SIMD_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", 
 
 
 def machine() -> dict:
-    """What the benchmark ran on."""
-    cpu, flags = platform.processor(), []
+    """What the benchmark ran on: the CPU (its name is often masked on a VM, so also its
+    family/model/stepping), the flags that pick kernels, and the topology that decides
+    what a second thread gains (hyperthread siblings share a core; the L3 says the part)."""
+    cpu, flags, cpu_id = platform.processor(), [], None
     try:
         with open("/proc/cpuinfo") as f:
-            lines = f.readlines()
-        cpu = next(line.split(":", 1)[1].strip() for line in lines if line.startswith("model name"))
-        present = next(line.split(":", 1)[1].split() for line in lines if line.startswith("flags"))
-        flags = [flag for flag in _SIMD_FLAGS if flag in present]
-    except (OSError, StopIteration):
+            fields = dict(line.split(":", 1) for line in f.read().split("\n\n")[0].splitlines() if ":" in line)
+        fields = {key.strip(): value.strip() for key, value in fields.items()}
+        cpu = fields.get("model name", cpu)
+        flags = [flag for flag in _SIMD_FLAGS if flag in fields.get("flags", "").split()]
+        cpu_id = (f"family {fields['cpu family']} model {fields.get('model')} stepping {fields.get('stepping')}"
+                  if "cpu family" in fields else  # Arm: who made the core, and which
+                  f"implementer {fields.get('CPU implementer')} part {fields.get('CPU part')}")
+    except OSError:
         pass
-    return {"cpu": cpu, "cpu_flags": flags, "cores": os.cpu_count(), "python": platform.python_version(),
-            "system": platform.platform()}
+    return {"cpu": cpu, "cpu_id": cpu_id, "cpu_flags": flags, "cores": os.cpu_count(),
+            "threads_per_core": _threads_per_core(), "l3_cache": _read("/sys/devices/system/cpu/cpu0/cache/index3/size"),
+            "python": platform.python_version(), "system": platform.platform()}
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="ascii") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _threads_per_core() -> int | None:
+    """How many logical CPUs share cpu0's core (1: none is a hyperthread sibling)."""
+    siblings = _read("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list")
+    if not siblings:
+        return None
+    count = 0
+    for part in siblings.split(","):
+        low, _, high = part.partition("-")
+        count += int(high or low) - int(low) + 1
+    return count
+
+
+def median_run(measured: list[tuple[list, dict]]) -> tuple[list, dict]:
+    """One row from a row's runs: each rate and time is the median of the runs, the peak
+    RSS the largest; the output (tokens) and anything else are the first run's."""
+    tokens, first = measured[0]
+    stats = dict(first)
+    for key, value in first.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            values = [s[key] for _, s in measured if isinstance(s.get(key), (int, float))]
+            stats[key] = max(values) if key == "peak_rss_mb" else statistics.median(values)
+    return tokens, stats
 
 
 def _find(results: list[dict], engine: str, beams: int, threads: int) -> dict | None:

@@ -69,5 +69,21 @@ def test_unmeasured_targets_say_so():
     assert [t["measured"] for t in bench_output.targets(document)] == [None] * 3
 
 
+def test_a_row_of_runs_is_their_median_and_largest_peak():
+    runs = [([1, 2], {"decode_tokens_per_s": 10.0, "peak_rss_mb": 5.0, "gguf": "a"}),
+            ([1, 2], {"decode_tokens_per_s": 30.0, "peak_rss_mb": 7.0, "gguf": "b"}),
+            ([1, 3], {"decode_tokens_per_s": 20.0, "peak_rss_mb": 6.0, "gguf": "c"})]
+    tokens, stats = bench_output.median_run(runs)
+    assert tokens == [1, 2]
+    assert stats == {"decode_tokens_per_s": 20.0, "peak_rss_mb": 7.0, "gguf": "a"}
+
+
+def test_machine_names_the_cpu_and_its_topology():
+    machine = bench_output.machine()
+    assert machine["cores"] >= 1
+    assert machine["cpu_id"].startswith(("family ", "implementer ")), machine
+    assert machine["threads_per_core"] >= 1, machine
+
+
 if __name__ == "__main__":
     testing.main(__file__)

