@@ -280,6 +280,8 @@ def main() -> int:
                         "earlier run of the same size) are reused, their export time unknown")
     parser.add_argument("--eager_child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats: expected at least 1")
     work = args.work_dir or tempfile.mkdtemp(prefix="llm_bench.")
     os.makedirs(work, exist_ok=True)
     prompt = prompt_ids(args.model, work, args.prompt_tokens)
