@@ -149,9 +149,14 @@ def export_single_forward(model, max_seq_len: int) -> tuple[bytes, float]:
 
 def run_json(command: list[str]) -> tuple[list[int], dict]:
     result = subprocess.run(command, capture_output=True, text=True, timeout=3600)
-    if result.returncode != 0:
-        sys.exit(f"llm_bench: {' '.join(command[:2])} failed ({result.returncode}):\n{result.stderr}")
-    return [int(t) for t in result.stdout.split()], json.loads(result.stderr.strip().splitlines()[-1])
+    return _tokens_and_stats(command, result.returncode, result.stdout, result.stderr)
+
+
+def _tokens_and_stats(command: list[str], returncode: int, stdout: str, stderr: str) -> tuple[list[int], dict]:
+    """A finished tool's tokens (stdout) and its last stderr line's JSON, or exit with its stderr."""
+    if returncode != 0:
+        sys.exit(f"llm_bench: {' '.join(command[:2])} failed ({returncode}):\n{stderr}")
+    return [int(t) for t in stdout.split()], json.loads(stderr.strip().splitlines()[-1])
 
 
 def two_at_once(command: list[str]) -> dict:
@@ -167,9 +172,7 @@ def two_at_once(command: list[str]) -> dict:
     together = 0.0
     for process in processes:
         stdout, stderr = process.communicate(timeout=3600)
-        if process.returncode != 0:
-            sys.exit(f"llm_bench: {' '.join(command[:2])} failed ({process.returncode}):\n{stderr}")
-        together += json.loads(stderr.strip().splitlines()[-1])["decode_tokens_per_s"]
+        together += _tokens_and_stats(command, process.returncode, stdout, stderr)[1]["decode_tokens_per_s"]
     return {"alone": alone, "together": together}
 
 
@@ -351,6 +354,7 @@ def main() -> int:
         # machine's speed drifting between minutes falls on every row alike; a row is
         # the median of its runs.
         runs: dict[tuple[str, str, int], list[tuple[list[int], dict]]] = {}
+        rounds = []  # two_at_once's figures, one per round
         for repeat in range(args.repeats):
             print(f"llm_bench: {weights}, run {repeat + 1} of {args.repeats} ...", file=sys.stderr, flush=True)
             for count in threads:
@@ -367,10 +371,9 @@ def main() -> int:
                                                  tokenizer=llama_tokenizer)
                     runs.setdefault(("llama.cpp", label, count), []).append((stats["tokens"], stats))
             if "pteforge" in engines_here and 1 in threads:
-                pairs.setdefault(weights, []).append(two_at_once([*generate, "--threads=1"]))
-        if weights in pairs:
-            pairs[weights] = {"runs": pairs[weights],
-                              "ratio": statistics.median(p["together"] / p["alone"] for p in pairs[weights])}
+                rounds.append(two_at_once([*generate, "--threads=1"]))
+        if rounds:
+            pairs[weights] = {"runs": rounds, "ratio": statistics.median(r["together"] / r["alone"] for r in rounds)}
         eager_tokens = {}
         for count in threads:
             eager_tokens[count], eager_stats = eager_run(weights, count)
